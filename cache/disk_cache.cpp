@@ -1,0 +1,370 @@
+#include "cache/disk_cache.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "cache/cache_key.h"
+#include "support/status.h"
+
+namespace tilejit {
+
+using cache_detail::errnoText;
+using cache_detail::UniqueFd;
+
+namespace {
+
+constexpr char kLayoutVersion[] = "v1";
+constexpr size_t kWriteChunkBytes = size_t(1) << 20;
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? std::string(value) : std::string();
+}
+
+// Host names go into staging file names, which are split on '.' when swept.
+std::string sanitizedHostName() {
+  char buffer[256] = {};
+  if (::gethostname(buffer, sizeof(buffer) - 1) != 0) return "unknown-host";
+  std::string host(buffer);
+  for (char& c : host) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-') c = '-';
+  }
+  return host.empty() ? "unknown-host" : host;
+}
+
+std::string randomHex() {
+  std::random_device device;
+  uint64_t value = (uint64_t(device()) << 32) ^ device();
+  return absl::StrCat(absl::Hex(value, absl::kZeroPad16));
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> parseByteCount(std::string_view text) {
+  std::string_view digits = text;
+  int shift = 0;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'K': case 'k': shift = 10; break;
+      case 'M': case 'm': shift = 20; break;
+      case 'G': case 'g': shift = 30; break;
+      case 'T': case 't': shift = 40; break;
+      default: break;
+    }
+    if (shift) digits.remove_suffix(1);
+  }
+  int64_t value = 0;
+  if (digits.empty() || !absl::SimpleAtoi(std::string(digits), &value) || value < 0 ||
+      (shift && value > (INT64_MAX >> shift))) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "byte count '", std::string(text), "' is not valid: expected a non-negative integer, optionally "
+        "followed by K, M, G or T (binary multiples), e.g. 4G"));
+  }
+  return value << shift;
+}
+
+absl::StatusOr<std::string> defaultCacheDirectory() {
+  if (std::string dir = environment("TILEJIT_CACHE_DIR"); !dir.empty()) return dir;
+  if (std::string xdg = environment("XDG_CACHE_HOME"); !xdg.empty()) return xdg + "/tilejit";
+  if (std::string home = environment("HOME"); !home.empty()) return home + "/.cache/tilejit";
+  return absl::FailedPreconditionError(
+      "no cache directory: set TILEJIT_CACHE_DIR (or XDG_CACHE_HOME or HOME)");
+}
+
+absl::StatusOr<DiskCacheOptions> diskCacheOptionsFromEnvironment() {
+  DiskCacheOptions options;
+  TJ_ASSIGN_OR_RETURN(options.directory, defaultCacheDirectory());
+  if (std::string bound = environment("TILEJIT_CACHE_MAX_BYTES"); !bound.empty()) {
+    absl::StatusOr<int64_t> bytes = parseByteCount(bound);
+    if (!bytes.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("TILEJIT_CACHE_MAX_BYTES: ", bytes.status().message()));
+    }
+    options.maxBytes = *bytes;
+  }
+  for (absl::string_view dir :
+       absl::StrSplit(environment("TILEJIT_CACHE_READONLY_DIRS"), ':', absl::SkipEmpty())) {
+    options.readOnlyDirectories.emplace_back(dir);
+  }
+  return options;
+}
+
+DiskCache::DiskCache(DiskCacheOptions options)
+    : options_(std::move(options)), hostName_(sanitizedHostName()) {}
+
+absl::StatusOr<std::unique_ptr<DiskCache>> DiskCache::open(DiskCacheOptions options) {
+  if (options.directory.empty()) {
+    TJ_ASSIGN_OR_RETURN(options.directory, defaultCacheDirectory());
+  }
+  TJ_RETURN_IF_ERROR(cache_detail::makeDirectories(options.directory + "/" + kLayoutVersion));
+  TJ_RETURN_IF_ERROR(cache_detail::makeDirectories(options.directory + "/locks"));
+  return std::unique_ptr<DiskCache>(new DiskCache(std::move(options)));
+}
+
+absl::StatusOr<DiskCache*> DiskCache::processDefault() {
+  static std::mutex mutex;
+  static std::unique_ptr<DiskCache> instance;
+  std::lock_guard<std::mutex> guard(mutex);
+  if (!instance) {
+    TJ_ASSIGN_OR_RETURN(DiskCacheOptions options, diskCacheOptionsFromEnvironment());
+    TJ_ASSIGN_OR_RETURN(instance, open(std::move(options)));
+  }
+  return instance.get();
+}
+
+std::string DiskCache::entryPath(const std::string& key) const {
+  return absl::StrCat(options_.directory, "/", kLayoutVersion, "/", key.substr(0, 2), "/", key,
+                      ".tjc");
+}
+
+std::string DiskCache::lockPath(const std::string& key) const {
+  return absl::StrCat(options_.directory, "/locks/", key, ".lock");
+}
+
+absl::Status DiskCache::checkKey(const std::string& key) const {
+  if (isWellFormedCacheKey(key)) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("cache key '", key.substr(0, 80),
+                   "' is not 64 lowercase hex digits (use CacheKeyBuilder::finish())"));
+}
+
+void DiskCache::warn(const std::string& message) {
+  if (options_.warningSink) {
+    options_.warningSink(message);
+  } else {
+    std::cerr << "tilejit cache: warning: " << message << "\n";
+  }
+}
+
+void DiskCache::hook(const char* stage) const {
+  if (options_.faultInjectionHook) options_.faultInjectionHook(stage);
+}
+
+// ---- memory layer ----
+
+std::shared_ptr<const CacheEntry> DiskCache::memoryGet(const std::string& key) {
+  std::lock_guard<std::mutex> guard(memoryMutex_);
+  auto found = memoryIndex_.find(key);
+  if (found == memoryIndex_.end()) return nullptr;
+  memoryLru_.splice(memoryLru_.begin(), memoryLru_, found->second);
+  return found->second->second;
+}
+
+void DiskCache::memoryPut(const std::string& key, std::shared_ptr<const CacheEntry> entry) {
+  int64_t bytes = int64_t(entry->binary.size() + entry->metadataJson.size());
+  if (bytes > options_.memoryLayerMaxBytes) return;
+  std::lock_guard<std::mutex> guard(memoryMutex_);
+  if (auto found = memoryIndex_.find(key); found != memoryIndex_.end()) {
+    memoryLru_.splice(memoryLru_.begin(), memoryLru_, found->second);
+    return;  // same key, same content: keep the first
+  }
+  memoryLru_.emplace_front(key, std::move(entry));
+  memoryIndex_[key] = memoryLru_.begin();
+  memoryBytes_ += bytes;
+  while (memoryBytes_ > options_.memoryLayerMaxBytes && !memoryLru_.empty()) {
+    const auto& victim = memoryLru_.back();
+    memoryBytes_ -= int64_t(victim.second->binary.size() + victim.second->metadataJson.size());
+    memoryIndex_.erase(victim.first);
+    memoryLru_.pop_back();
+  }
+}
+
+void DiskCache::dropMemoryLayer() {
+  std::lock_guard<std::mutex> guard(memoryMutex_);
+  memoryLru_.clear();
+  memoryIndex_.clear();
+  memoryBytes_ = 0;
+}
+
+// ---- lookup ----
+
+void DiskCache::reportCorrupt(const std::string& path, int fd, const absl::Status& why,
+                              bool writable) {
+  corruptDetected_.fetch_add(1);
+  struct stat info = {};
+  ::fstat(fd, &info);
+  std::string identity = absl::StrCat(path, "@", info.st_ino, ":", info.st_size, ":",
+                                      info.st_mtim.tv_sec, ".", info.st_mtim.tv_nsec);
+  bool first;
+  {
+    std::lock_guard<std::mutex> guard(reportedMutex_);
+    first = reportedFiles_.insert(identity).second;
+  }
+  // Remove only if the path still names the file we judged: a healthy entry may have been
+  // renamed over it since.
+  bool removed = writable && cache_detail::pathNamesSameFile(path, fd) && ::unlink(path.c_str()) == 0;
+  if (!first) return;
+  warn(absl::StrCat("corrupt cache entry '", path, "': ", why.message(), "; ",
+                    writable ? (removed ? "removed, will be rebuilt" : "will be rebuilt")
+                             : "read-only layer, skipped"));
+}
+
+absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::readEntry(const std::string& root,
+                                                                      const std::string& key,
+                                                                      bool writable) {
+  std::string path =
+      absl::StrCat(root, "/", kLayoutVersion, "/", key.substr(0, 2), "/", key, ".tjc");
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT || errno == ENOTDIR) return nullptr;
+    absl::Status error = absl::UnavailableError(
+        absl::StrCat("cannot open cache entry '", path, "': ", errnoText(errno)));
+    if (!writable) {
+      warn(std::string(error.message()));
+      return nullptr;
+    }
+    return error;
+  }
+  // The shared lock tells eviction the entry is in use while we read it.
+  if (writable) cache_detail::lockShared(fd.get());
+  struct stat info;
+  if (::fstat(fd.get(), &info) != 0) {
+    return absl::InternalError(absl::StrCat("fstat '", path, "': ", errnoText(errno)));
+  }
+  absl::StatusOr<std::string> bytes = cache_detail::readExactly(fd.get(), uint64_t(info.st_size), path);
+  absl::StatusOr<CacheEntry> entry =
+      bytes.ok() ? decodeEntry(*bytes, key) : absl::StatusOr<CacheEntry>(bytes.status());
+  if (!entry.ok()) {
+    reportCorrupt(path, fd.get(), entry.status(), writable);
+    return nullptr;
+  }
+  // mtime is the LRU clock; one syscall, and only on disk hits (memory hits never get here).
+  if (writable) ::futimens(fd.get(), nullptr);
+  return std::make_shared<const CacheEntry>(std::move(*entry));
+}
+
+absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::lookupShared(const std::string& key) {
+  TJ_RETURN_IF_ERROR(checkKey(key));
+  if (auto entry = memoryGet(key)) {
+    memoryHits_.fetch_add(1);
+    return entry;
+  }
+  TJ_ASSIGN_OR_RETURN(std::shared_ptr<const CacheEntry> entry,
+                      readEntry(options_.directory, key, /*writable=*/true));
+  for (size_t i = 0; !entry && i < options_.readOnlyDirectories.size(); ++i) {
+    TJ_ASSIGN_OR_RETURN(entry, readEntry(options_.readOnlyDirectories[i], key, false));
+  }
+  if (!entry) {
+    misses_.fetch_add(1);
+    return nullptr;
+  }
+  diskHits_.fetch_add(1);
+  memoryPut(key, entry);
+  return entry;
+}
+
+absl::StatusOr<std::optional<CacheEntry>> DiskCache::lookup(const std::string& key) {
+  TJ_ASSIGN_OR_RETURN(std::shared_ptr<const CacheEntry> entry, lookupShared(key));
+  if (!entry) return std::optional<CacheEntry>();
+  return std::optional<CacheEntry>(*entry);
+}
+
+// ---- store ----
+
+absl::Status DiskCache::store(const std::string& key, const CacheEntry& entry) {
+  TJ_RETURN_IF_ERROR(checkKey(key));
+  std::string path = entryPath(key);
+  std::string directory = path.substr(0, path.rfind('/'));
+  TJ_RETURN_IF_ERROR(cache_detail::makeDirectories(directory));
+  // Unique per writer, in the entry's own directory so rename() stays within a filesystem.
+  std::string stagingPath = absl::StrCat(path, ".tmp.", hostName_, ".", ::getpid(), ".", randomHex());
+  UniqueFd fd(::open(stagingPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+  if (!fd.valid()) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot create staging file '", stagingPath, "': ", errnoText(errno)));
+  }
+  std::string bytes = encodeEntry(key, options_.writerVersion, entry);
+  absl::Status status;
+  for (size_t offset = 0; status.ok() && offset < bytes.size(); offset += kWriteChunkBytes) {
+    status = cache_detail::writeAll(
+        fd.get(), std::string_view(bytes).substr(offset, kWriteChunkBytes), stagingPath);
+    hook("store:chunk-written");
+  }
+  // fsync before rename: after a power loss the name may be lost but never point at a file
+  // whose blocks were not written. The directory itself is not synced: losing the rename only
+  // costs a recompile.
+  if (status.ok() && ::fsync(fd.get()) != 0) {
+    status = absl::UnavailableError(absl::StrCat("fsync '", stagingPath, "': ", errnoText(errno)));
+  }
+  fd.reset();
+  hook("store:before-rename");
+  if (status.ok() && ::rename(stagingPath.c_str(), path.c_str()) != 0) {
+    status = absl::UnavailableError(absl::StrCat("cannot publish cache entry '", path,
+                                                 "' (rename from staging): ", errnoText(errno)));
+  }
+  if (!status.ok()) {
+    ::unlink(stagingPath.c_str());
+    return status;
+  }
+  stores_.fetch_add(1);
+  if (options_.memoryLayerMaxBytes > 0) memoryPut(key, std::make_shared<const CacheEntry>(entry));
+  maybeEvictAfterStore(key, int64_t(bytes.size()));
+  return absl::OkStatus();
+}
+
+// ---- getOrCompute ----
+
+absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::getOrComputeShared(
+    const std::string& key, const ComputeFn& compute, bool* hit) {
+  if (hit) *hit = true;
+  TJ_ASSIGN_OR_RETURN(std::shared_ptr<const CacheEntry> entry, lookupShared(key));
+  if (entry) return entry;
+
+  cache_detail::ExclusiveFileLock lock;
+  if (options_.useFileLocks) {
+    TJ_ASSIGN_OR_RETURN(auto outcome, cache_detail::ExclusiveFileLock::acquire(
+                                          lockPath(key), options_.lockTimeout, &lock));
+    if (outcome == cache_detail::ExclusiveFileLock::Outcome::kUnsupported &&
+        !lockFallbackNoted_.exchange(true)) {
+      warn(absl::StrCat("the filesystem of '", options_.directory,
+                        "' does not support flock(); compiles are not deduplicated across "
+                        "processes (entries stay correct: publishing is atomic)"));
+    }
+  }
+  // Someone else may have compiled it while we waited for the lock.
+  TJ_ASSIGN_OR_RETURN(entry, lookupShared(key));
+  if (entry) return entry;
+
+  hook("compute:holding-lock");
+  if (hit) *hit = false;
+  computes_.fetch_add(1);
+  TJ_ASSIGN_OR_RETURN(CacheEntry computed, compute());
+  auto shared = std::make_shared<const CacheEntry>(std::move(computed));
+  if (absl::Status stored = store(key, *shared); !stored.ok()) {
+    warn(absl::StrCat("could not store cache entry ", key, ": ", stored.message(),
+                      "; using the compiled result without caching it"));
+    memoryPut(key, shared);
+  }
+  return shared;
+}
+
+absl::StatusOr<CacheEntry> DiskCache::getOrCompute(const std::string& key,
+                                                   const ComputeFn& compute, bool* hit) {
+  TJ_ASSIGN_OR_RETURN(std::shared_ptr<const CacheEntry> entry,
+                      getOrComputeShared(key, compute, hit));
+  return *entry;
+}
+
+absl::StatusOr<CacheEntryPin> DiskCache::pin(const std::string& key) {
+  TJ_RETURN_IF_ERROR(checkKey(key));
+  std::string path = entryPath(key);
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) {
+    return absl::NotFoundError(
+        absl::StrCat("no cache entry to pin at '", path, "': ", errnoText(errno)));
+  }
+  cache_detail::lockShared(fd.get());
+  return CacheEntryPin(std::move(fd));
+}
+
+}  // namespace tilejit

@@ -1,0 +1,472 @@
+#include "compiler/emit/cpp_emitter.h"
+
+#include <cstring>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "compiler/emit/kernel_signature.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "support/status.h"
+
+namespace tilejit {
+
+using namespace mlir;
+
+namespace {
+
+absl::Status unsupported(Operation* op, const std::string& why = "") {
+  std::string location;
+  llvm::raw_string_ostream(location) << op->getLoc();
+  return absl::UnimplementedError(absl::StrCat("cannot emit ", op->getName().getStringRef().str(),
+                                               " at ", location, why.empty() ? "" : ": ",
+                                               std::string(why)));
+}
+
+// Writes the body of one kernel. Scalars become C++ locals with operators; tiles become
+// tj::Tile values transformed by device-library calls.
+class BodyEmitter {
+ public:
+  BodyEmitter(tj::KernelOp kernel, std::string& out) : kernel_(kernel), out_(out) {
+    for (auto [arg, name] : llvm::zip(kernel.getBody().getArguments(), kernel.getArgNames())) {
+      std::string field = cast<StringAttr>(name).getValue().str();
+      Type type = arg.getType();
+      // Integer scalars travel as int64 slots (kernel ABI); narrow them where used.
+      if (auto integer = dyn_cast<IntegerType>(type); integer && integer.getWidth() != 64)
+        names_[arg] = absl::StrCat(cppType(type).value_or("int64_t"), "(args.", field, ")");
+      else
+        names_[arg] = "args." + field;
+      usedNames_.insert(field);
+    }
+  }
+
+  absl::Status emitBlock(Block& block, int indent) {
+    for (Operation& op : block) TJ_RETURN_IF_ERROR(emitOp(op, indent));
+    return absl::OkStatus();
+  }
+
+  static absl::StatusOr<std::string> cppType(Type type) {
+    if (type.isF32()) return std::string("float");
+    if (type.isF64()) return std::string("double");
+    if (type.isF16()) return std::string("tj::f16");
+    if (type.isBF16()) return std::string("tj::bf16");
+    if (type.isInteger(1)) return std::string("bool");
+    if (type.isInteger(8)) return std::string("int8_t");
+    if (type.isInteger(32)) return std::string("int32_t");
+    if (type.isInteger(64) || type.isIndex()) return std::string("int64_t");
+    if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+      TJ_ASSIGN_OR_RETURN(std::string element, cppType(tensor.getElementType()));
+      return absl::StrCat("tj::Tile<", element, ", ", absl::StrJoin(tensor.getShape(), ", "), ">");
+    }
+    if (auto view = dyn_cast<tj::ViewType>(type)) {
+      TJ_ASSIGN_OR_RETURN(std::string element, cppType(view.getElementType()));
+      return absl::StrCat("tj::View<", element, ", ", view.getRank(), ">");
+    }
+    if (auto cache = dyn_cast<tj::KvCacheType>(type)) {
+      TJ_ASSIGN_OR_RETURN(std::string element, cppType(cache.getElementType()));
+      return absl::StrCat("tj::View<", element, ", ", cache.isShuffled() ? 5 : 4, ">");
+    }
+    std::string text;
+    llvm::raw_string_ostream(text) << type;
+    return absl::UnimplementedError(absl::StrCat("no C++ type for ", text));
+  }
+
+ private:
+  // A readable, unique C++ name for a value: the template's SSA name when the parser kept it.
+  std::string define(Value value, std::string_view hint = "") {
+    std::string base(hint);
+    if (base.empty())
+      if (auto loc = dyn_cast<NameLoc>(value.getLoc())) base = loc.getName().str();
+    if (base.empty())
+      if (Operation* op = value.getDefiningOp())
+        if (auto loc = dyn_cast<NameLoc>(op->getLoc())) base = loc.getName().str();
+    std::string name;
+    for (char c : base) name += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "v" + name;
+    std::string unique = name;
+    for (int i = 1; !usedNames_.insert(unique).second; ++i) unique = absl::StrCat(name, "_", i);
+    names_[value] = unique;
+    return unique;
+  }
+
+  const std::string& use(Value value) { return names_[value]; }
+
+  void line(int indent, std::string_view text) {
+    out_.append(indent * 2, ' ');
+    out_.append(text);
+    out_ += '\n';
+  }
+
+  absl::Status assign(Operation& op, int indent, const std::string& expr) {
+    TJ_ASSIGN_OR_RETURN(std::string type, cppType(op.getResult(0).getType()));
+    std::string name = define(op.getResult(0));
+    line(indent, absl::StrCat("const ", type, " ", name, " = ", expr, ";"));
+    return absl::OkStatus();
+  }
+
+  std::string operandList(Operation& op) {
+    std::vector<std::string> operands;
+    for (Value operand : op.getOperands()) operands.push_back(use(operand));
+    return absl::StrJoin(operands, ", ");
+  }
+
+  static std::string shapeList(Type type) {
+    return absl::StrJoin(cast<RankedTensorType>(type).getShape(), ", ");
+  }
+
+  absl::StatusOr<std::string> literal(Attribute attr) {
+    if (auto integer = dyn_cast<IntegerAttr>(attr)) {
+      if (integer.getType().isInteger(1)) return std::string(integer.getInt() ? "true" : "false");
+      TJ_ASSIGN_OR_RETURN(std::string type, cppType(integer.getType()));
+      return absl::StrCat(type, "(", integer.getInt(), "LL)");
+    }
+    if (auto real = dyn_cast<FloatAttr>(attr)) {
+      Type type = real.getType();
+      if (type.isF64()) {
+        double value = real.getValueAsDouble();
+        uint64_t bits;
+        std::memcpy(&bits, &value, 8);
+        return absl::StrFormat("tj::f64_from_bits(0x%016xull)", bits);
+      }
+      float value = static_cast<float>(real.getValueAsDouble());
+      uint32_t bits;
+      std::memcpy(&bits, &value, 4);
+      std::string f32 = absl::StrFormat("tj::f32_from_bits(0x%08xu) /* %g */", bits, value);
+      if (type.isF32()) return f32;
+      TJ_ASSIGN_OR_RETURN(std::string cpp, cppType(type));
+      return absl::StrCat("tj::cast<", cpp, ">(", f32, ")");
+    }
+    return absl::UnimplementedError("unsupported constant attribute");
+  }
+
+  // view.shape[d] of the first argument whose signature names the shape symbol.
+  absl::StatusOr<std::string> shapeSymbolExpr(StringRef symbol) {
+    for (auto [arg, name] : llvm::zip(kernel_.getBody().getArguments(), kernel_.getArgNames())) {
+      if (!isa<tj::ViewType, tj::KvCacheType>(arg.getType())) continue;
+      TJ_ASSIGN_OR_RETURN(std::vector<DimSpec> dims, physicalDims(arg.getType()));
+      for (size_t d = 0; d < dims.size(); ++d)
+        if (dims[d].symbol == symbol)
+          return absl::StrCat("args.", cast<StringAttr>(name).getValue().str(), ".shape[", d, "]");
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape symbol '", symbol.str(), "' is no extent of the kernel signature"));
+  }
+
+  std::string indexList(ValueRange values) {
+    std::vector<std::string> items;
+    for (Value value : values) items.push_back(use(value));
+    return absl::StrCat("tj::Index<", values.size(), ">{", absl::StrJoin(items, ", "), "}");
+  }
+
+  std::string limitList(Value view, ValueRange limits, int64_t rank) {
+    if (!limits.empty()) return indexList(limits);
+    std::vector<std::string> items;
+    for (int64_t d = 0; d < rank; ++d) items.push_back(absl::StrCat(use(view), ".shape[", d, "]"));
+    return absl::StrCat("tj::Index<", rank, ">{", absl::StrJoin(items, ", "), "}");
+  }
+
+  static std::string cacheLayout(tj::KvCacheType cache) {
+    if (!cache.isShuffled()) return "tj::CacheLayout::Standard";
+    return cache.isKey() ? "tj::CacheLayout::ShuffledK" : "tj::CacheLayout::ShuffledV";
+  }
+
+  absl::Status emitOp(Operation& op, int indent);
+  absl::Status emitArith(Operation& op, int indent);
+  absl::Status emitFor(scf::ForOp loop, int indent);
+  absl::Status emitIf(scf::IfOp branch, int indent);
+
+  tj::KernelOp kernel_;
+  std::string& out_;
+  llvm::DenseMap<Value, std::string> names_;
+  std::set<std::string> usedNames_;
+};
+
+// arith/math ops: C++ operators for scalars, device-library calls for tiles.
+absl::Status BodyEmitter::emitArith(Operation& op, int indent) {
+  bool tile = isa<RankedTensorType>(op.getResult(0).getType());
+  auto binary = [&](std::string fn, const char* cppOperator) {
+    if (tile || !cppOperator) return assign(op, indent, absl::StrCat("tj::", fn, "(", operandList(op), ")"));
+    return assign(op, indent, absl::StrCat(use(op.getOperand(0)), " ", cppOperator, " ",
+                                           use(op.getOperand(1))));
+  };
+  auto unary = [&](const char* fn) {
+    return assign(op, indent, absl::StrCat("tj::", fn, "(", use(op.getOperand(0)), ")"));
+  };
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    if (auto dense = dyn_cast<SplatElementsAttr>(constant.getValue())) {
+      TJ_ASSIGN_OR_RETURN(std::string value, literal(dense.getSplatValue<Attribute>()));
+      TJ_ASSIGN_OR_RETURN(std::string element, cppType(dense.getElementType()));
+      return assign(op, indent, absl::StrCat("tj::full<", element, ", ",
+                                             shapeList(dense.getType()), ">(", value, ")"));
+    }
+    TJ_ASSIGN_OR_RETURN(std::string value, literal(constant.getValue()));
+    return assign(op, indent, value);
+  }
+  if (isa<arith::AddFOp, arith::AddIOp>(op)) return binary("add", "+");
+  if (isa<arith::SubFOp, arith::SubIOp>(op)) return binary("sub", "-");
+  if (isa<arith::MulFOp, arith::MulIOp>(op)) return binary("mul", "*");
+  if (isa<arith::DivFOp, arith::DivSIOp, arith::DivUIOp>(op)) return binary("div", "/");
+  if (isa<arith::RemSIOp, arith::RemUIOp>(op)) return binary("rem", "%");
+  if (isa<arith::RemFOp>(op)) return binary("rem", nullptr);
+  if (isa<arith::CeilDivSIOp>(op)) return binary("ceildiv", nullptr);
+  if (isa<arith::FloorDivSIOp>(op)) return binary("floordiv", nullptr);
+  if (isa<arith::MaximumFOp>(op)) return binary("maximumf", nullptr);
+  if (isa<arith::MinimumFOp>(op)) return binary("minimumf", nullptr);
+  if (isa<arith::MaxNumFOp>(op)) return binary("maxnumf", nullptr);
+  if (isa<arith::MinNumFOp>(op)) return binary("minnumf", nullptr);
+  if (isa<arith::MaxSIOp>(op)) return binary("maxsi", nullptr);
+  if (isa<arith::MinSIOp>(op)) return binary("minsi", nullptr);
+  if (isa<arith::AndIOp>(op)) return binary("logical_and", "&");
+  if (isa<arith::OrIOp>(op)) return binary("logical_or", "|");
+  if (isa<arith::XOrIOp>(op)) return binary("logical_xor", "^");
+  if (isa<arith::NegFOp>(op)) return unary("neg");
+  if (isa<math::ExpOp>(op)) return unary("exp");
+  if (isa<math::Exp2Op>(op)) return unary("exp2");
+  if (isa<math::LogOp>(op)) return unary("log");
+  if (isa<math::Log2Op>(op)) return unary("log2");
+  if (isa<math::SqrtOp>(op)) return unary("sqrt");
+  if (isa<math::RsqrtOp>(op)) return unary("rsqrt");
+  if (isa<math::TanhOp>(op)) return unary("tanh");
+  if (isa<math::AbsFOp>(op)) return unary("abs");
+  if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp,
+          arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(op)) {
+    Type result = op.getResult(0).getType();
+    Type element = tile ? cast<RankedTensorType>(result).getElementType() : result;
+    TJ_ASSIGN_OR_RETURN(std::string cpp, cppType(element));
+    return assign(op, indent, absl::StrCat("tj::cast<", cpp, ">(", use(op.getOperand(0)), ")"));
+  }
+  if (auto select = dyn_cast<arith::SelectOp>(op)) {
+    if (!tile)
+      return assign(op, indent, absl::StrCat(use(select.getCondition()), " ? ",
+                                             use(select.getTrueValue()), " : ",
+                                             use(select.getFalseValue())));
+    return assign(op, indent, absl::StrCat("tj::select(", operandList(op), ")"));
+  }
+  auto compare = [&](std::string fn, const char* cppOperator, bool unordered = false) {
+    if (unordered)  // true if either is NaN, or the ordered predicate holds
+      return assign(op, indent, absl::StrCat("tj::logical_or(tj::cmp_uno(", operandList(op),
+                                             "), tj::", fn, "(", operandList(op), "))"));
+    if (tile) return assign(op, indent, absl::StrCat("tj::", fn, "(", operandList(op), ")"));
+    return assign(op, indent, absl::StrCat(use(op.getOperand(0)), " ", cppOperator, " ",
+                                           use(op.getOperand(1))));
+  };
+  if (auto cmp = dyn_cast<arith::CmpFOp>(op)) {
+    using P = arith::CmpFPredicate;
+    bool half = isa<FloatType>(mlir::getElementTypeOrSelf(cmp.getLhs().getType())) &&
+                mlir::getElementTypeOrSelf(cmp.getLhs().getType()).getIntOrFloatBitWidth() == 16;
+    if (half && !tile) tile = true;  // 16-bit scalars compare through the library
+    switch (cmp.getPredicate()) {
+      case P::OEQ: return compare("cmp_eq", "==");
+      case P::ONE: return assign(op, indent, absl::StrCat("tj::logical_and(tj::cmp_ne(", operandList(op), "), tj::logical_xor(tj::cmp_uno(", operandList(op), "), true))"));
+      case P::OLT: return compare("cmp_lt", "<");
+      case P::OLE: return compare("cmp_le", "<=");
+      case P::OGT: return compare("cmp_gt", ">");
+      case P::OGE: return compare("cmp_ge", ">=");
+      case P::UNE: return compare("cmp_ne", "!=");
+      case P::UEQ: return compare("cmp_eq", "==", true);
+      case P::ULT: return compare("cmp_lt", "<", true);
+      case P::ULE: return compare("cmp_le", "<=", true);
+      case P::UGT: return compare("cmp_gt", ">", true);
+      case P::UGE: return compare("cmp_ge", ">=", true);
+      case P::UNO: return assign(op, indent, absl::StrCat("tj::cmp_uno(", operandList(op), ")"));
+      default: return unsupported(&op, "comparison predicate");
+    }
+  }
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    using P = arith::CmpIPredicate;
+    switch (cmp.getPredicate()) {
+      case P::eq: return compare("cmp_eq", "==");
+      case P::ne: return compare("cmp_ne", "!=");
+      case P::slt: return compare("cmp_lt", "<");
+      case P::sle: return compare("cmp_le", "<=");
+      case P::sgt: return compare("cmp_gt", ">");
+      case P::sge: return compare("cmp_ge", ">=");
+      default: return unsupported(&op, "unsigned comparisons are not supported");
+    }
+  }
+  return unsupported(&op);
+}
+
+absl::Status BodyEmitter::emitFor(scf::ForOp loop, int indent) {
+  std::vector<std::string> carried;
+  for (auto [init, arg] : llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs())) {
+    TJ_ASSIGN_OR_RETURN(std::string type, cppType(arg.getType()));
+    std::string name = define(arg, "carried");
+    line(indent, absl::StrCat(type, " ", name, " = ", use(init), ";"));
+    carried.push_back(name);
+  }
+  TJ_ASSIGN_OR_RETURN(std::string ivType, cppType(loop.getInductionVar().getType()));
+  std::string iv = define(loop.getInductionVar(), "i");
+  line(indent, absl::StrCat("for (", ivType, " ", iv, " = ", use(loop.getLowerBound()), "; ", iv,
+                            " < ", use(loop.getUpperBound()), "; ", iv, " += ",
+                            use(loop.getStep()), ") {"));
+  Block& body = *loop.getBody();
+  for (Operation& op : body.without_terminator()) TJ_RETURN_IF_ERROR(emitOp(op, indent + 1));
+  auto yield = cast<scf::YieldOp>(body.getTerminator());
+  // Read every yielded value before overwriting any carried one.
+  std::vector<std::string> next;
+  for (auto [value, arg] : llvm::zip(yield.getOperands(), loop.getRegionIterArgs())) {
+    TJ_ASSIGN_OR_RETURN(std::string type, cppType(arg.getType()));
+    std::string name = define(value, "next");
+    line(indent + 1, absl::StrCat("const ", type, " ", name, " = ", use(value), ";"));
+    next.push_back(name);
+  }
+  for (size_t i = 0; i < next.size(); ++i) line(indent + 1, absl::StrCat(carried[i], " = ", next[i], ";"));
+  line(indent, "}");
+  for (auto [result, name] : llvm::zip(loop.getResults(), carried)) names_[result] = name;
+  return absl::OkStatus();
+}
+
+absl::Status BodyEmitter::emitIf(scf::IfOp branch, int indent) {
+  std::vector<std::string> results;
+  for (Value result : branch.getResults()) {
+    TJ_ASSIGN_OR_RETURN(std::string type, cppType(result.getType()));
+    std::string name = define(result);
+    line(indent, absl::StrCat(type, " ", name, "{};"));
+    results.push_back(name);
+  }
+  auto emitBranch = [&](Region& region) -> absl::Status {
+    Block& block = region.front();
+    for (Operation& op : block.without_terminator()) TJ_RETURN_IF_ERROR(emitOp(op, indent + 1));
+    auto yield = cast<scf::YieldOp>(block.getTerminator());
+    for (auto [value, name] : llvm::zip(yield.getOperands(), results))
+      line(indent + 1, absl::StrCat(name, " = ", use(value), ";"));
+    return absl::OkStatus();
+  };
+  line(indent, absl::StrCat("if (", use(branch.getCondition()), ") {"));
+  TJ_RETURN_IF_ERROR(emitBranch(branch.getThenRegion()));
+  if (!branch.getElseRegion().empty()) {
+    line(indent, "} else {");
+    TJ_RETURN_IF_ERROR(emitBranch(branch.getElseRegion()));
+  }
+  line(indent, "}");
+  return absl::OkStatus();
+}
+
+absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
+  if (isa<arith::ArithDialect, math::MathDialect>(op.getDialect())) return emitArith(op, indent);
+  if (auto loop = dyn_cast<scf::ForOp>(op)) return emitFor(loop, indent);
+  if (auto branch = dyn_cast<scf::IfOp>(op)) return emitIf(branch, indent);
+  if (auto pid = dyn_cast<tj::ProgramIdOp>(op))
+    return assign(op, indent, absl::StrCat("tj::program_id<", pid.getAxis(), ">()"));
+  if (auto count = dyn_cast<tj::NumProgramsOp>(op))
+    return assign(op, indent, absl::StrCat("tj::num_programs<", count.getAxis(), ">()"));
+  if (auto symbol = dyn_cast<tj::ShapeSymbolOp>(op)) {
+    TJ_ASSIGN_OR_RETURN(std::string expr, shapeSymbolExpr(symbol.getSymbol()));
+    return assign(op, indent, expr);
+  }
+  if (auto range = dyn_cast<tj::RangeOp>(op)) {
+    TJ_ASSIGN_OR_RETURN(std::string element, cppType(range.getStart().getType()));
+    return assign(op, indent, absl::StrCat("tj::range<", element, ", ", shapeList(range.getType()),
+                                           ">(", use(range.getStart()), ")"));
+  }
+  if (auto full = dyn_cast<tj::FullOp>(op)) {
+    TJ_ASSIGN_OR_RETURN(std::string element, cppType(full.getValue().getType()));
+    return assign(op, indent, absl::StrCat("tj::full<", element, ", ", shapeList(full.getType()),
+                                           ">(", use(full.getValue()), ")"));
+  }
+  if (auto broadcast = dyn_cast<tj::BroadcastOp>(op))
+    return assign(op, indent, absl::StrCat("tj::broadcast<", shapeList(broadcast.getType()), ">(",
+                                           use(broadcast.getSource()), ")"));
+  if (auto reshape = dyn_cast<tj::ReshapeOp>(op))
+    return assign(op, indent, absl::StrCat("tj::reshape<", shapeList(reshape.getType()), ">(",
+                                           use(reshape.getSource()), ")"));
+  if (auto expand = dyn_cast<tj::ExpandDimsOp>(op))
+    return assign(op, indent, absl::StrCat("tj::expand_dims<", expand.getAxis(), ">(",
+                                           use(expand.getSource()), ")"));
+  if (auto convert = dyn_cast<tj::ConvertLayoutOp>(op))
+    return assign(op, indent, absl::StrCat("tj::convert_layout(", use(convert.getSource()), ")"));
+  if (auto reduce = dyn_cast<tj::ReduceOp>(op))
+    return assign(op, indent, absl::StrCat("tj::reduce_", tj::stringifyReduceKind(reduce.getKind()).str(),
+                                           "<", reduce.getAxis(), ">(", use(reduce.getSource()), ")"));
+  if (auto dot = dyn_cast<tj::DotOp>(op))
+    return assign(op, indent, absl::StrCat("tj::dot<", dot.getTransB() ? "true" : "false", ">(",
+                                           operandList(op), ")"));
+  if (auto load = dyn_cast<tj::LoadOp>(op)) {
+    auto view = load.getView().getType();
+    TJ_ASSIGN_OR_RETURN(std::string element, cppType(view.getElementType()));
+    std::string other = load.getOther() ? use(load.getOther())
+                                        : absl::StrCat("tj::cast<", element, ">(0)");
+    return assign(op, indent, absl::StrCat("tj::load<", shapeList(load.getType()), ">(",
+                                           use(load.getView()), ", ", indexList(load.getOffsets()),
+                                           ", ", limitList(load.getView(), load.getLimits(), view.getRank()),
+                                           ", ", other, ")"));
+  }
+  if (auto store = dyn_cast<tj::StoreOp>(op)) {
+    line(indent, absl::StrCat("tj::store(", use(store.getView()), ", ", indexList(store.getOffsets()),
+                              ", ", limitList(store.getView(), store.getLimits(),
+                                              store.getView().getType().getRank()),
+                              ", ", use(store.getValue()), ");"));
+    return absl::OkStatus();
+  }
+  if (auto load = dyn_cast<tj::LoadScalarOp>(op))
+    return assign(op, indent, absl::StrCat("tj::load_scalar(", use(load.getView()), ", ",
+                                           indexList(load.getIndices()), ")"));
+  if (auto store = dyn_cast<tj::StoreScalarOp>(op)) {
+    line(indent, absl::StrCat("tj::store_scalar(", use(store.getView()), ", ",
+                              indexList(store.getIndices()), ", ", use(store.getValue()), ");"));
+    return absl::OkStatus();
+  }
+  if (auto load = dyn_cast<tj::PagedLoadOp>(op))
+    return assign(op, indent, absl::StrCat("tj::paged_load<", cacheLayout(load.getCache().getType()),
+                                           ", ", shapeList(load.getType()), ">(", use(load.getCache()),
+                                           ", ", use(load.getTable()), ", ", use(load.getSeq()), ", ",
+                                           use(load.getStart()), ", ", use(load.getLimit()), ", ",
+                                           use(load.getHead()), ")"));
+  if (auto store = dyn_cast<tj::PagedStoreOp>(op)) {
+    line(indent, absl::StrCat("tj::paged_store<", cacheLayout(store.getCache().getType()), ">(",
+                              use(store.getCache()), ", ", use(store.getValue()), ", ",
+                              use(store.getBlock()), ", ", use(store.getSlot()), ", ",
+                              use(store.getHead()), ");"));
+    return absl::OkStatus();
+  }
+  return unsupported(&op);
+}
+
+}  // namespace
+
+absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
+                                         const TargetDescription& target) {
+  EmittedKernel emitted;
+  TJ_ASSIGN_OR_RETURN(emitted.metadata, buildKernelMetadata(specialized, target));
+  const KernelMetadata& metadata = emitted.metadata;
+  tj::KernelOp kernel = specialized.getKernel();
+  std::string& out = emitted.source;
+  emitted.sourceName = absl::StrCat(metadata.templateName, target.backend == "cuda" ? ".cu" : ".cpp");
+
+  out += absl::StrCat("// tilejit ", kEmitterVersion, ": template ", metadata.templateName,
+                      ", target ", target.name, "\n");
+  std::vector<std::string> parameters;
+  for (const auto& [name, value] : metadata.parameters) parameters.push_back(name + "=" + value);
+  out += absl::StrCat("// parameters: ", absl::StrJoin(parameters, " "), "\n");
+  out += absl::StrCat("#define TJ_THREADS ", metadata.threadsPerProgram, "\n");
+  out += "#include \"tj/device.h\"\n\n";
+
+  std::string argsType = absl::StrCat("tj_args_", kernel.getSymName().str());
+  out += absl::StrCat("struct ", argsType, " {\n");
+  for (auto [arg, nameAttr] : llvm::zip(kernel.getBody().getArguments(), kernel.getArgNames())) {
+    std::string name = cast<StringAttr>(nameAttr).getValue().str();
+    Type type = arg.getType();
+    if (isa<tj::ViewType, tj::KvCacheType>(type)) {
+      TJ_ASSIGN_OR_RETURN(std::string cpp, BodyEmitter::cppType(type));
+      out += absl::StrCat("  ", cpp, " ", name, ";\n");
+    } else if (type.isF32() || type.isF64()) {
+      TJ_ASSIGN_OR_RETURN(std::string cpp, BodyEmitter::cppType(type));
+      out += absl::StrCat("  alignas(8) ", cpp, " ", name, ";\n");
+    } else if (isa<IntegerType, IndexType>(type)) {
+      out += absl::StrCat("  int64_t ", name, ";  // kernel ABI: integer scalars travel as int64\n");
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("argument '", name,
+                                                     "' has a scalar type the ABI cannot pass"));
+    }
+  }
+  out += "};\n\n";
+  out += absl::StrCat("TJ_KERNEL_ENTRY(", metadata.entry, ", ", argsType, ") {\n");
+  BodyEmitter body(kernel, out);
+  TJ_RETURN_IF_ERROR(body.emitBlock(kernel.getBody().front(), 1));
+  out += "}\n";
+  return emitted;
+}
+
+}  // namespace tilejit

@@ -1,0 +1,27 @@
+// Emission: a specialized tj template -> one self-contained C++ translation unit over the
+// device library, plus the runtime metadata (signature, grid expressions, threads).
+// Deterministic: the same module gives the same bytes.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "compiler/targets/target_description.h"
+#include "dialects/tj/TjDialect.h"
+#include "runtime/kernel_metadata.h"
+
+namespace tilejit {
+
+// Bumped whenever emitted code changes for the same input; part of every cache key.
+inline constexpr const char* kEmitterVersion = "tj-emit-3";
+
+struct EmittedKernel {
+  std::string source;       // the translation unit
+  std::string sourceName;   // "merge_attn_states.cu" / ".cpp"
+  KernelMetadata metadata;  // resources left empty: the toolchain reports them
+};
+
+absl::StatusOr<EmittedKernel> emitKernel(mlir::tj::TemplateOp specialized,
+                                         const TargetDescription& target);
+
+}  // namespace tilejit

@@ -1,0 +1,236 @@
+#include "compiler/jit_compiler.h"
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "cache/cache_key.h"
+#include "compiler/embedded_files.h"
+#include "compiler/emit/cpp_emitter.h"
+#include "compiler/specialize/specializer.h"
+#include "compiler/toolchains/toolchain.h"
+#include "mlir/IR/MLIRContext.h"
+#include "support/status.h"
+
+namespace tilejit {
+
+namespace {
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+}  // namespace
+
+absl::StatusOr<KernelSpec> KernelSpec::shipped(std::string_view name, std::string_view target,
+                                               std::map<std::string, std::string> parameters) {
+  TJ_ASSIGN_OR_RETURN(std::string text, shippedTemplate(name));
+  return KernelSpec{std::move(text), absl::StrCat("templates/", std::string(name), ".mlir"),
+                    std::string(target), std::move(parameters)};
+}
+
+absl::StatusOr<KernelSpec> KernelSpec::fromFile(const std::string& path, std::string_view target,
+                                                std::map<std::string, std::string> parameters) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read template file '", path, "'"));
+  std::stringstream text;
+  text << in.rdbuf();
+  return KernelSpec{text.str(), path, std::string(target), std::move(parameters)};
+}
+
+absl::StatusOr<Stage> parseStage(std::string_view name) {
+  if (name == "ir") return Stage::kIr;
+  if (name == "specialized") return Stage::kSpecialized;
+  if (name == "cpp") return Stage::kCpp;
+  if (name == "binary") return Stage::kBinary;
+  if (name == "resources") return Stage::kResources;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown stage '", std::string(name), "'; stages: ir, specialized, cpp, binary, resources"));
+}
+
+std::string formatResources(const KernelMetadata& metadata) {
+  const ResourceUsage& r = metadata.resources;
+  return absl::StrFormat(
+      "kernel %s (%s, %s)\n  threads per program: %d\n  registers per thread: %s\n"
+      "  spill stores: %d bytes, spill loads: %d bytes\n  shared memory: %d bytes static, %d "
+      "dynamic\n  local (stack) memory: %d bytes per thread\n",
+      metadata.entry, metadata.target, metadata.backend, metadata.threadsPerProgram,
+      r.registers < 0 ? std::string("n/a (CPU)") : std::to_string(r.registers), r.spillStores,
+      r.spillLoads, r.staticSharedBytes, metadata.dynamicSharedBytes, r.localBytes);
+}
+
+struct JitCompiler::Impl {
+  JitOptions options;
+  std::mutex mutex;  // MLIR context, toolchains and the loaded-kernel map
+  mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
+  std::unique_ptr<DiskCache> cache;
+  std::map<std::string, std::unique_ptr<Toolchain>> toolchains;  // by target name
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>> headers;  // backend
+  std::map<std::pair<const Device*, std::string>, std::unique_ptr<LoadedKernel>> loaded;
+
+  absl::StatusOr<const Toolchain*> toolchainFor(const TargetDescription& target) {
+    auto it = toolchains.find(target.name);
+    if (it == toolchains.end()) {
+      TJ_ASSIGN_OR_RETURN(std::unique_ptr<Toolchain> toolchain, createToolchain(target));
+      it = toolchains.emplace(target.name, std::move(toolchain)).first;
+    }
+    return it->second.get();
+  }
+
+  absl::StatusOr<const std::vector<std::pair<std::string, std::string>>*> headersFor(
+      const std::string& backend) {
+    auto it = headers.find(backend);
+    if (it == headers.end()) {
+      TJ_ASSIGN_OR_RETURN(auto list, deviceLibraryHeaders(backend));
+      it = headers.emplace(backend, std::move(list)).first;
+    }
+    return &it->second;
+  }
+
+  // The bound parameter values are a pure function of the template text, the given values
+  // and the target's tuning table, so the key hashes those and needs no parse.
+  absl::StatusOr<std::string> key(const KernelSpec& spec, const TargetDescription& target) {
+    TJ_ASSIGN_OR_RETURN(const Toolchain* toolchain, toolchainFor(target));
+    TJ_ASSIGN_OR_RETURN(auto* library, headersFor(target.backend));
+    CacheKeyBuilder builder;
+    builder.addTemplateText(spec.templateText);
+    for (const auto& [name, value] : spec.parameters) builder.addParameter(name, value);
+    for (const auto& [name, value] : target.tuning) builder.addParameter("tuning:" + name, value);
+    builder.addTarget(target.name);
+    builder.addEmitterVersion(kEmitterVersion);
+    for (const auto& [path, content] : *library) builder.addDeviceLibrary(path, content);
+    builder.addToolchainIdentity(toolchain->identity());
+    return builder.finish();
+  }
+
+  struct Emitted {
+    std::string parsedText, specializedText;
+    EmittedKernel kernel;
+  };
+
+  absl::StatusOr<Emitted> emit(const KernelSpec& spec, const TargetDescription& target,
+                               bool keepText) {
+    Emitted result;
+    TJ_ASSIGN_OR_RETURN(auto parsed, parseTemplate(context, spec.templateText, spec.sourceName));
+    if (keepText) llvm::raw_string_ostream(result.parsedText) << *parsed;
+    TJ_ASSIGN_OR_RETURN(SpecializedKernel specialized,
+                        specializeTemplate(*parsed, target, spec.parameters));
+    if (keepText) llvm::raw_string_ostream(result.specializedText) << *specialized.module;
+    TJ_ASSIGN_OR_RETURN(result.kernel, emitKernel(specialized.templateOp, target));
+    return result;
+  }
+
+  absl::StatusOr<CacheEntry> build(const KernelSpec& spec, const TargetDescription& target,
+                                   CompiledKernel& info) {
+    auto start = std::chrono::steady_clock::now();
+    TJ_ASSIGN_OR_RETURN(Emitted emitted, emit(spec, target, /*keepText=*/false));
+    info.specializeSeconds = secondsSince(start);
+    TJ_ASSIGN_OR_RETURN(const Toolchain* toolchain, toolchainFor(target));
+    TJ_ASSIGN_OR_RETURN(auto* library, headersFor(target.backend));
+    CompileRequest request{emitted.kernel.source, emitted.kernel.sourceName,
+                           emitted.kernel.metadata.entry, &target, *library};
+    absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
+    if (!compiled.ok())
+      return absl::Status(compiled.status().code(),
+                          absl::StrCat("compiling ", emitted.kernel.sourceName, " for ", target.name,
+                                       " failed: ", compiled.status().message()));
+    info.toolchainSeconds = compiled->seconds;
+    info.toolchainLog = compiled->log;
+    KernelMetadata metadata = emitted.kernel.metadata;
+    metadata.resources = compiled->resources;
+    return CacheEntry{serializeMetadata(metadata), std::move(compiled->binary)};
+  }
+};
+
+JitCompiler::JitCompiler(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+JitCompiler::~JitCompiler() = default;
+
+absl::StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::create(JitOptions options) {
+  auto impl = std::make_unique<Impl>();
+  if (options.useDiskCache) {
+    if (options.cache.directory.empty()) {
+      TJ_ASSIGN_OR_RETURN(DiskCacheOptions fromEnvironment, diskCacheOptionsFromEnvironment());
+      fromEnvironment.warningSink = options.cache.warningSink;
+      options.cache = std::move(fromEnvironment);
+    }
+    TJ_ASSIGN_OR_RETURN(impl->cache, DiskCache::open(options.cache));
+  }
+  impl->options = std::move(options);
+  return std::unique_ptr<JitCompiler>(new JitCompiler(std::move(impl)));
+}
+
+absl::StatusOr<std::string> JitCompiler::cacheKey(const KernelSpec& spec) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(spec.target));
+  return impl_->key(spec, *target);
+}
+
+absl::StatusOr<CompiledKernel> JitCompiler::compile(const KernelSpec& spec) {
+  auto start = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(spec.target));
+  CompiledKernel info;
+  TJ_ASSIGN_OR_RETURN(info.key, impl_->key(spec, *target));
+  CacheEntry entry;
+  if (impl_->cache) {
+    bool hit = false;
+    TJ_ASSIGN_OR_RETURN(entry, impl_->cache->getOrCompute(
+                                   info.key, [&] { return impl_->build(spec, *target, info); },
+                                   &hit));
+    info.cacheHit = hit;
+  } else {
+    TJ_ASSIGN_OR_RETURN(entry, impl_->build(spec, *target, info));
+  }
+  TJ_ASSIGN_OR_RETURN(info.metadata, parseMetadata(entry.metadataJson));
+  info.binary = std::move(entry.binary);
+  info.totalSeconds = secondsSince(start);
+  return info;
+}
+
+absl::StatusOr<std::string> JitCompiler::dumpStage(const KernelSpec& spec, Stage stage) {
+  if (stage == Stage::kBinary || stage == Stage::kResources) {
+    TJ_ASSIGN_OR_RETURN(CompiledKernel compiled, compile(spec));
+    return stage == Stage::kBinary ? compiled.binary : formatResources(compiled.metadata);
+  }
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(spec.target));
+  if (stage == Stage::kIr) {
+    TJ_ASSIGN_OR_RETURN(auto parsed,
+                        parseTemplate(impl_->context, spec.templateText, spec.sourceName));
+    std::string text;
+    llvm::raw_string_ostream(text) << *parsed;
+    return text;
+  }
+  if (stage == Stage::kSpecialized) {
+    TJ_ASSIGN_OR_RETURN(auto parsed,
+                        parseTemplate(impl_->context, spec.templateText, spec.sourceName));
+    TJ_ASSIGN_OR_RETURN(SpecializedKernel specialized,
+                        specializeTemplate(*parsed, *target, spec.parameters));
+    std::string text;
+    llvm::raw_string_ostream(text) << *specialized.module;
+    return text;
+  }
+  TJ_ASSIGN_OR_RETURN(Impl::Emitted emitted, impl_->emit(spec, *target, false));
+  return emitted.kernel.source;
+}
+
+absl::StatusOr<const LoadedKernel*> JitCompiler::load(Device& device, const KernelSpec& spec,
+                                                      CompiledKernel* info) {
+  if (device.target() != spec.target)
+    return absl::InvalidArgumentError(absl::StrCat("a kernel for target ", spec.target,
+                                                   " cannot run on ", device.name(), " (target ",
+                                                   device.target(), ")"));
+  TJ_ASSIGN_OR_RETURN(CompiledKernel compiled, compile(spec));
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  auto slot = std::make_pair(static_cast<const Device*>(&device), compiled.key);
+  auto it = impl_->loaded.find(slot);
+  if (it == impl_->loaded.end()) {
+    TJ_ASSIGN_OR_RETURN(std::unique_ptr<LoadedKernel> kernel,
+                        device.load(compiled.metadata, compiled.binary));
+    it = impl_->loaded.emplace(slot, std::move(kernel)).first;
+  }
+  if (info) *info = std::move(compiled);
+  return it->second.get();
+}
+
+}  // namespace tilejit

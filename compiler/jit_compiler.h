@@ -1,0 +1,81 @@
+// The JIT pipeline end to end: template text + target + parameters -> specialized IR ->
+// C++ -> code object (through the target's toolchain) -> on-disk cache -> loaded kernel.
+// Every stage can be printed (`tilejit compile --emit ...`).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "absl/status/statusor.h"
+#include "cache/disk_cache.h"
+#include "compiler/targets/target_description.h"
+#include "runtime/device.h"
+#include "runtime/kernel_metadata.h"
+
+namespace tilejit {
+
+struct KernelSpec {
+  std::string templateText;
+  std::string sourceName;  // file name for diagnostics ("templates/merge_attn_states.mlir")
+  std::string target;      // "sm_90", "host"
+  std::map<std::string, std::string> parameters;  // unset ones: target tuning, then default
+
+  // A shipped template by name (embedded in the binary).
+  static absl::StatusOr<KernelSpec> shipped(std::string_view name, std::string_view target,
+                                            std::map<std::string, std::string> parameters = {});
+  // A template file on disk.
+  static absl::StatusOr<KernelSpec> fromFile(const std::string& path, std::string_view target,
+                                             std::map<std::string, std::string> parameters = {});
+};
+
+enum class Stage { kIr, kSpecialized, kCpp, kBinary, kResources };
+absl::StatusOr<Stage> parseStage(std::string_view name);  // "ir", "specialized", ...
+
+struct CompiledKernel {
+  std::string key;  // cache key (64 hex)
+  KernelMetadata metadata;
+  std::string binary;
+  bool cacheHit = false;          // the code object came from the cache
+  double specializeSeconds = 0;   // parse + specialize + emit (0 on a hit)
+  double toolchainSeconds = 0;    // nvrtc / host compiler (0 on a hit)
+  double totalSeconds = 0;        // wall time of compile(), lookup included
+  std::string toolchainLog;       // empty on a hit
+};
+
+struct JitOptions {
+  bool useDiskCache = true;
+  DiskCacheOptions cache;  // directory empty: from the environment
+};
+
+class JitCompiler {
+ public:
+  static absl::StatusOr<std::unique_ptr<JitCompiler>> create(JitOptions options = {});
+  ~JitCompiler();
+
+  // The cache key of a spec: hashes the template text, every bound parameter, the target,
+  // the emitter version, the device library's content and the toolchain's identity.
+  absl::StatusOr<std::string> cacheKey(const KernelSpec& spec);
+
+  // Specializes, emits and compiles, or finds the code object in the cache.
+  absl::StatusOr<CompiledKernel> compile(const KernelSpec& spec);
+
+  // One stage as text (binary: the code object's bytes, resources: a report).
+  absl::StatusOr<std::string> dumpStage(const KernelSpec& spec, Stage stage);
+
+  // compile() + load on `device`, memoized in memory per (device, key): the hot path of a
+  // serving engine asking for a kernel it has used before touches neither disk nor compiler.
+  absl::StatusOr<const LoadedKernel*> load(Device& device, const KernelSpec& spec,
+                                           CompiledKernel* info = nullptr);
+
+ private:
+  struct Impl;
+  explicit JitCompiler(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+std::string formatResources(const KernelMetadata& metadata);
+
+}  // namespace tilejit

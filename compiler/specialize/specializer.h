@@ -1,0 +1,46 @@
+// Specialization: a template plus a target and parameter values -> a kernel module whose
+// parameters are constants, whose tiles have static shapes, canonicalized and unrolled where
+// the template asks. Bad values are rejected before any compile, with a message naming the
+// parameter, the value given and the legal values.
+#pragma once
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compiler/targets/target_description.h"
+#include "dialects/tj/TjDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+namespace tilejit {
+
+// Parses and verifies template text; errors carry file:line:col diagnostics.
+absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>> parseTemplate(mlir::MLIRContext& context,
+                                                                 std::string_view text,
+                                                                 std::string_view sourceName);
+
+// The single tj.template of a parsed module.
+absl::StatusOr<mlir::tj::TemplateOp> findTemplate(mlir::ModuleOp module);
+
+struct SpecializedKernel {
+  mlir::OwningOpRef<mlir::ModuleOp> module;  // a module holding the specialized template
+  mlir::tj::TemplateOp templateOp;
+  // Every parameter with its final value (given, from the target's tuning table, or the
+  // template's default), in template order, as text.
+  std::vector<std::pair<std::string, std::string>> parameters;
+};
+
+// `values` maps parameter names to their text ("128", "bf16", "shuffled"). The parsed module
+// is not modified (the specialization works on a clone).
+absl::StatusOr<SpecializedKernel> specializeTemplate(
+    mlir::ModuleOp parsed, const TargetDescription& target,
+    const std::map<std::string, std::string>& values);
+
+// Folds a constraint/launch region whose inputs are constants and returns the yielded
+// integer values, or nullopt for a value that did not fold to a constant.
+std::vector<std::optional<int64_t>> foldRegionToConstants(mlir::Region& region);
+
+}  // namespace tilejit

@@ -1,0 +1,48 @@
+// Every target tilejit compiles for, as data. This is the only place target names are parsed
+// and the only home of tuning constants (DESIGN principle 2): templates and passes ask here.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace tilejit {
+
+enum class Vendor { kNvidia, kAmd, kHost };
+
+// A matrix instruction shape (M x N x K) with the operand type it takes.
+struct MatrixInstruction {
+  std::string name;  // "mma.sync.m16n8k16", "mfma_f32_16x16x16bf16", "wmma_f32_16x16x16_bf16"
+  int64_t m, n, k;
+  std::string operandType;  // "f16", "bf16"
+};
+
+struct TargetDescription {
+  std::string name;     // "sm_90"
+  std::string product;  // "H100/H200", for humans
+  Vendor vendor;
+  std::string backend;  // device-library backend: "cuda", "hip", "cpu"
+  int64_t warpSize;     // threads that execute in lockstep (1 on the host)
+  int64_t multiprocessorCount;  // SMs / CUs (host: 0 = ask the OS)
+  int64_t maxThreadsPerProgram;
+  int64_t sharedBytesPerProgram;  // shared memory / LDS a program may use
+  int64_t registersPerMultiprocessor;
+  int64_t maxRegistersPerThread;
+  std::vector<MatrixInstruction> matrixInstructions;
+  // Tuning constants keyed "<template>.<parameter>", used when a kernel spec leaves the
+  // parameter unset. Values come from measurements (bench/results) or, for targets we cannot
+  // run, from the architecture's published limits; each entry's comment in the .cpp says which.
+  std::map<std::string, int64_t> tuning;
+
+  bool isGpu() const { return vendor != Vendor::kHost; }
+};
+
+// Looks a target up by name; the error lists the known names.
+absl::StatusOr<const TargetDescription*> lookupTarget(std::string_view name);
+const std::vector<TargetDescription>& allTargets();
+
+}  // namespace tilejit

@@ -1,0 +1,20 @@
+// Constructors of the concrete toolchains; createToolchain() in toolchain.cpp picks one.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "compiler/toolchains/toolchain.h"
+
+namespace tilejit {
+
+absl::StatusOr<std::unique_ptr<Toolchain>> createNvrtcToolchain(const TargetDescription& target);
+absl::StatusOr<std::unique_ptr<Toolchain>> createHostCxxToolchain(const TargetDescription& target);
+
+// Resource usage of `entry` from nvrtc's log (ptxas -v lines), and from a CUBIN's .nv.info
+// section (registers and stack frame; false when the ELF is not understood). Exposed for tests.
+ResourceUsage parsePtxasLog(const std::string& log, const std::string& entry);
+bool readCubinResources(const std::string& cubin, const std::string& entry, ResourceUsage& usage);
+
+}  // namespace tilejit

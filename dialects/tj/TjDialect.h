@@ -1,0 +1,44 @@
+// The `tj` dialect: tile-level templates of attention kernels.
+#pragma once
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/tj/TjDialect.h.inc"
+#include "dialects/tj/TjEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialects/tj/TjTypes.h.inc"
+
+namespace mlir::tj {
+class KernelOp;
+class LaunchOp;
+class ParamOp;
+}  // namespace mlir::tj
+
+#define GET_OP_CLASSES
+#include "dialects/tj/TjOps.h.inc"
+
+namespace mlir::tj {
+
+// Registers tj and the upstream dialects templates use (arith, math, scf).
+void registerTilejitDialects(DialectRegistry& registry);
+
+// An extent of a view, cache or tile: a constant, or a name still to be bound.
+struct Extent {
+  int64_t value = ShapedType::kDynamic;
+  StringRef name;
+  bool isConstant() const { return name.empty(); }
+};
+Extent getExtent(Attribute attr);
+
+}  // namespace mlir::tj

@@ -1,0 +1,189 @@
+// The CUDA backend: loads CUBINs with the driver API and launches kernels that take their
+// arguments as one struct by value (templates/device/README.md, "Kernel ABI").
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/cuda_driver.h"
+#include "runtime/device.h"
+#include "support/status.h"
+
+namespace tilejit {
+namespace {
+
+using namespace cuda;  // NOLINT: this file is the CUDA backend
+using Grid = std::array<GridExpression, 3>;
+
+// Launches are allowed this much dynamic shared memory without opting in.
+inline constexpr int64_t kDefaultDynamicSharedLimit = 48 * 1024;
+
+class CudaKernel : public LoadedKernel {
+ public:
+  CudaKernel(KernelMetadata metadata, Grid grid, Module module, CUfunction function)
+      : LoadedKernel(std::move(metadata), std::move(grid)), module_(std::move(module)),
+        function_(function) {}
+  CUfunction function() const { return function_; }
+
+ private:
+  Module module_;
+  CUfunction function_;
+};
+
+class CudaDevice : public Device {
+ public:
+  CudaDevice(const DriverApi* api, PrimaryContext context, std::string name, int major,
+             int minor, int maxGrid[3], int maxSharedOptin)
+      : api_(api), context_(std::move(context)), name_(std::move(name)), major_(major),
+        minor_(minor), maxGrid_{maxGrid[0], maxGrid[1], maxGrid[2]},
+        maxSharedOptin_(maxSharedOptin) {}
+
+  std::string name() const override { return absl::StrCat(name_, " (", target(), ")"); }
+  std::string target() const override { return absl::StrCat("sm_", major_ * 10 + minor_); }
+
+  absl::StatusOr<std::unique_ptr<LoadedKernel>> load(const KernelMetadata& metadata,
+                                                     std::string_view binary) override {
+    if (metadata.backend != "cuda" || metadata.target != target())
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kernel '", metadata.templateName, "' was compiled for ", metadata.backend, " target ",
+          metadata.target, "; this device is ", name(), " and runs only cuda ", target(),
+          " kernels"));
+    if (metadata.threadsPerProgram < 1 || metadata.threadsPerProgram > 1024)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kernel '", metadata.templateName, "' wants ", metadata.threadsPerProgram,
+          " threads per program; CUDA allows 1..1024"));
+    if (metadata.dynamicSharedBytes > maxSharedOptin_)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kernel '", metadata.templateName, "' needs ", metadata.dynamicSharedBytes,
+          " bytes of dynamic shared memory; ", name(), " allows at most ", maxSharedOptin_));
+    TJ_ASSIGN_OR_RETURN(Grid grid, parseGrid(metadata));
+    TJ_RETURN_IF_ERROR(context_.makeCurrent());
+    // cuModuleLoadData reads a pointer with no size: hand it an owned, aligned copy.
+    std::string image(binary);
+    TJ_ASSIGN_OR_RETURN(Module module, Module::load(image.data()));
+    TJ_ASSIGN_OR_RETURN(CUfunction function, module.function(metadata.entry));
+    if (metadata.dynamicSharedBytes > kDefaultDynamicSharedLimit)
+      TJ_RETURN_IF_ERROR(TJ_CU_CHECK(*api_, cuFuncSetAttribute, function,
+                                     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                     static_cast<int>(metadata.dynamicSharedBytes)));
+    return std::unique_ptr<LoadedKernel>(
+        std::make_unique<CudaKernel>(metadata, std::move(grid), std::move(module), function));
+  }
+
+  absl::StatusOr<void*> allocate(size_t bytes) override {
+    TJ_RETURN_IF_ERROR(context_.makeCurrent());
+    CUdeviceptr pointer = 0;
+    TJ_RETURN_IF_ERROR(TJ_CU_CHECK(*api_, cuMemAlloc, &pointer, std::max<size_t>(bytes, 1)));
+    return reinterpret_cast<void*>(pointer);
+  }
+  absl::Status free(void* pointer) override {
+    if (!pointer) return absl::OkStatus();
+    TJ_RETURN_IF_ERROR(context_.makeCurrent());
+    return TJ_CU_CHECK(*api_, cuMemFree, reinterpret_cast<CUdeviceptr>(pointer));
+  }
+  absl::Status copyToDevice(void* dst, const void* src, size_t bytes) override {
+    if (!bytes) return absl::OkStatus();
+    TJ_RETURN_IF_ERROR(context_.makeCurrent());
+    return TJ_CU_CHECK(*api_, cuMemcpyHtoD, reinterpret_cast<CUdeviceptr>(dst), src, bytes);
+  }
+  absl::Status copyToHost(void* dst, const void* src, size_t bytes) override {
+    if (!bytes) return absl::OkStatus();
+    TJ_RETURN_IF_ERROR(context_.makeCurrent());
+    return TJ_CU_CHECK(*api_, cuMemcpyDtoH, dst, reinterpret_cast<CUdeviceptr>(src), bytes);
+  }
+  absl::Status synchronize() override {
+    TJ_RETURN_IF_ERROR(context_.makeCurrent());
+    return TJ_CU_CHECK(*api_, cuCtxSynchronize);
+  }
+
+  absl::StatusOr<std::vector<double>> time(const std::function<absl::Status()>& work, int warmup,
+                                           int iterations) override {
+    TJ_RETURN_IF_ERROR(context_.makeCurrent());
+    for (int i = 0; i < warmup; ++i) TJ_RETURN_IF_ERROR(work());
+    TJ_ASSIGN_OR_RETURN(Event start, Event::create());
+    TJ_ASSIGN_OR_RETURN(Event end, Event::create());
+    std::vector<double> milliseconds;
+    for (int i = 0; i < iterations; ++i) {
+      TJ_RETURN_IF_ERROR(start.record(nullptr));
+      TJ_RETURN_IF_ERROR(work());
+      TJ_RETURN_IF_ERROR(end.record(nullptr));
+      TJ_RETURN_IF_ERROR(end.synchronize());
+      TJ_ASSIGN_OR_RETURN(double elapsed, end.elapsedSince(start));
+      milliseconds.push_back(elapsed);
+    }
+    return milliseconds;
+  }
+
+ protected:
+  absl::Status launchPacked(const LoadedKernel& kernel, const int64_t grid[3],
+                            const void* packedArgs, size_t packedSize, Stream stream) override {
+    const auto& cudaKernel = static_cast<const CudaKernel&>(kernel);
+    static constexpr const char* kAxes[] = {"x", "y", "z"};
+    for (int axis = 0; axis < 3; ++axis)
+      if (grid[axis] > maxGrid_[axis])
+        return absl::InvalidArgumentError(absl::StrCat(
+            "grid ", kAxes[axis], " '", kernel.grid()[axis].text(), "' is ", grid[axis],
+            " for these shapes; ", name(), " allows at most ", maxGrid_[axis]));
+    TJ_RETURN_IF_ERROR(context_.makeCurrent());
+    // The kernel's one parameter is the argument struct; the driver copies `packedSize` bytes
+    // from this pointer when the launch is enqueued (or captured), so a stack buffer is fine.
+    size_t size = packedSize;
+    void* extra[] = {kLaunchParamBufferPointer, const_cast<void*>(packedArgs),
+                     kLaunchParamBufferSize, &size, kLaunchParamEnd};
+    const KernelMetadata& metadata = kernel.metadata();
+    return TJ_CU_CHECK(*api_, cuLaunchKernel, cudaKernel.function(),
+                       static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+                       static_cast<unsigned>(grid[2]),
+                       static_cast<unsigned>(metadata.threadsPerProgram), 1u, 1u,
+                       static_cast<unsigned>(metadata.dynamicSharedBytes),
+                       static_cast<CUstream>(stream), nullptr, extra);
+  }
+
+ private:
+  static inline void* const kLaunchParamEnd = reinterpret_cast<void*>(0);
+  static inline void* const kLaunchParamBufferPointer = reinterpret_cast<void*>(1);
+  static inline void* const kLaunchParamBufferSize = reinterpret_cast<void*>(2);
+
+  const DriverApi* api_;
+  PrimaryContext context_;
+  std::string name_;
+  int major_;
+  int minor_;
+  int64_t maxGrid_[3];
+  int64_t maxSharedOptin_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Device>> createCudaDevice(int ordinal) {
+  TJ_ASSIGN_OR_RETURN(const DriverApi* api, driver());
+  TJ_ASSIGN_OR_RETURN(PrimaryContext context, PrimaryContext::retain(ordinal));
+  CUdevice device = context.device();
+  char name[256] = {};
+  TJ_RETURN_IF_ERROR(TJ_CU_CHECK(*api, cuDeviceGetName, name, sizeof(name) - 1, device));
+  auto attribute = [&](int which) -> absl::StatusOr<int> {
+    int value = 0;
+    TJ_RETURN_IF_ERROR(TJ_CU_CHECK(*api, cuDeviceGetAttribute, &value, which, device));
+    return value;
+  };
+  TJ_ASSIGN_OR_RETURN(int major, attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR));
+  TJ_ASSIGN_OR_RETURN(int minor, attribute(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR));
+  int maxGrid[3];
+  TJ_ASSIGN_OR_RETURN(maxGrid[0], attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X));
+  TJ_ASSIGN_OR_RETURN(maxGrid[1], attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y));
+  TJ_ASSIGN_OR_RETURN(maxGrid[2], attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z));
+  TJ_ASSIGN_OR_RETURN(int sharedOptin,
+                      attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
+  return std::unique_ptr<Device>(std::make_unique<CudaDevice>(
+      api, std::move(context), name, major, minor, maxGrid, sharedOptin));
+}
+
+std::unique_ptr<Device> createBestDevice(std::string* whyNotGpu) {
+  absl::StatusOr<std::unique_ptr<Device>> cuda = createCudaDevice(0);
+  if (cuda.ok()) {
+    if (whyNotGpu) whyNotGpu->clear();
+    return *std::move(cuda);
+  }
+  if (whyNotGpu) *whyNotGpu = std::string(cuda.status().message());
+  return createCpuDevice();
+}
+
+}  // namespace tilejit

@@ -1,0 +1,78 @@
+// A device that loads code objects and launches kernels on them: the CPU backend or a GPU
+// through its driver API (loaded with dlopen, so one build serves every machine).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "runtime/arguments.h"
+#include "runtime/grid_expression.h"
+#include "runtime/kernel_metadata.h"
+
+namespace tilejit {
+
+// A kernel loaded on a device: its metadata with the grid expressions parsed once, and the
+// backend's handle (CUfunction, dlsym'd entry point).
+class LoadedKernel {
+ public:
+  virtual ~LoadedKernel() = default;
+  const KernelMetadata& metadata() const { return metadata_; }
+  const std::array<GridExpression, 3>& grid() const { return grid_; }
+
+ protected:
+  LoadedKernel(KernelMetadata metadata, std::array<GridExpression, 3> grid)
+      : metadata_(std::move(metadata)), grid_(std::move(grid)) {}
+
+ private:
+  KernelMetadata metadata_;
+  std::array<GridExpression, 3> grid_;
+};
+
+// Opaque stream handle: CUstream on NVIDIA (nullptr = default stream); ignored on the CPU.
+using Stream = void*;
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual std::string name() const = 0;    // "NVIDIA H200 (sm_90)", "host CPU (16 threads)"
+  virtual std::string target() const = 0;  // target name: "sm_90", "host"
+
+  virtual absl::StatusOr<std::unique_ptr<LoadedKernel>> load(const KernelMetadata& metadata,
+                                                             std::string_view binary) = 0;
+
+  // Checks the arguments against the kernel's signature, computes the grid from their shapes
+  // and launches on `stream`. Never allocates, synchronises or reads device memory.
+  absl::Status launch(const LoadedKernel& kernel, absl::Span<const KernelArg> args,
+                      Stream stream = nullptr);
+
+  // Memory and timing helpers for tools, tests and benchmarks (not used by launch).
+  virtual absl::StatusOr<void*> allocate(size_t bytes) = 0;
+  virtual absl::Status free(void* pointer) = 0;
+  virtual absl::Status copyToDevice(void* dst, const void* src, size_t bytes) = 0;
+  virtual absl::Status copyToHost(void* dst, const void* src, size_t bytes) = 0;
+  virtual absl::Status synchronize() = 0;
+  // Runs `work` `warmup` times, then `iterations` times each bracketed by device events (host
+  // clock on the CPU); returns the per-iteration milliseconds.
+  virtual absl::StatusOr<std::vector<double>> time(const std::function<absl::Status()>& work,
+                                                   int warmup, int iterations) = 0;
+
+ protected:
+  // Backend part of a launch, after checking: `packedArgs` is the kernel-ABI argument block.
+  virtual absl::Status launchPacked(const LoadedKernel& kernel, const int64_t grid[3],
+                                    const void* packedArgs, size_t packedSize,
+                                    Stream stream) = 0;
+};
+
+// The CPU backend (always available).
+std::unique_ptr<Device> createCpuDevice();
+// The first CUDA device through libcuda.so.1; "no NVIDIA driver" style errors when absent.
+absl::StatusOr<std::unique_ptr<Device>> createCudaDevice(int ordinal = 0);
+// The best device present: CUDA if a driver and a GPU exist, else the CPU.
+std::unique_ptr<Device> createBestDevice(std::string* whyNotGpu = nullptr);
+
+}  // namespace tilejit

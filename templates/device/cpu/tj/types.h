@@ -1,0 +1,134 @@
+// Scalar types, views and the kernel entry of the CPU backend. A program runs on one host
+// thread; tiles are plain arrays, so every tile operation is an exact loop.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#ifndef TJ_THREADS
+#define TJ_THREADS 1
+#endif
+
+namespace tj {
+
+// 16-bit float storage types; arithmetic happens in float.
+struct f16 {
+  uint16_t bits;
+};
+struct bf16 {
+  uint16_t bits;
+};
+
+inline float bitsToFloat(uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+inline uint32_t floatToBits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+inline float f32_from_bits(uint32_t bits) { return bitsToFloat(bits); }
+inline double f64_from_bits(uint64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, 8);
+  return d;
+}
+
+inline float toFloat(bf16 x) { return bitsToFloat(uint32_t(x.bits) << 16); }
+inline bf16 toBF16(float f) {
+  uint32_t u = floatToBits(f);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return bf16{uint16_t((u >> 16) | 0x40)};  // quiet NaN
+  u += 0x7fffu + ((u >> 16) & 1u);  // round to nearest even
+  return bf16{uint16_t(u >> 16)};
+}
+
+inline float toFloat(f16 x) {
+  uint32_t sign = uint32_t(x.bits & 0x8000u) << 16;
+  uint32_t exponent = (x.bits >> 10) & 0x1fu;
+  uint32_t mantissa = x.bits & 0x3ffu;
+  if (exponent == 0x1f) return bitsToFloat(sign | 0x7f800000u | (mantissa << 13));
+  if (exponent == 0) {  // zero or subnormal: value = mantissa * 2^-24
+    float value = std::ldexp(float(mantissa), -24);
+    return sign ? -value : value;
+  }
+  return bitsToFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
+}
+inline f16 toF16(float f) {
+  uint32_t u = floatToBits(f);
+  uint16_t sign = uint16_t((u >> 16) & 0x8000u);
+  uint32_t absBits = u & 0x7fffffffu;
+  if (absBits > 0x7f800000u) return f16{uint16_t(sign | 0x7e00u)};
+  if (absBits >= 0x477ff000u) return f16{uint16_t(sign | 0x7c00u)};  // rounds to >= 65520: inf
+  if (absBits < 0x38800000u) {  // below the smallest normal half: subnormal or zero
+    float scaled = std::fabs(f) * 16777216.0f;  // units of 2^-24
+    return f16{uint16_t(sign | uint16_t(std::nearbyint(scaled)))};
+  }
+  uint32_t rounded = absBits + 0xfffu + ((absBits >> 13) & 1u);
+  return f16{uint16_t(sign | ((rounded - (112u << 23)) >> 13))};
+}
+
+template <typename T>
+struct Scalar {
+  using type = T;
+};
+
+// Converts between every numeric type the emitter names.
+template <typename U, typename T>
+inline U cast(T x) {
+  if constexpr (std::is_same_v<T, U>) {
+    return x;
+  } else if constexpr (std::is_same_v<T, bf16> || std::is_same_v<T, f16>) {
+    return cast<U>(toFloat(x));
+  } else if constexpr (std::is_same_v<U, bf16>) {
+    return toBF16(static_cast<float>(x));
+  } else if constexpr (std::is_same_v<U, f16>) {
+    return toF16(static_cast<float>(x));
+  } else {
+    return static_cast<U>(x);
+  }
+}
+
+template <typename T, int R>
+struct View {
+  T* data;
+  int64_t shape[R];
+  int64_t stride[R];
+};
+
+template <int R>
+struct Index {
+  int64_t v[R];
+};
+
+namespace detail {
+struct ProgramContext {
+  const int64_t* programId;
+  const int64_t* numPrograms;
+};
+inline thread_local ProgramContext currentProgram;
+}  // namespace detail
+
+template <int A>
+inline int64_t program_id() {
+  return detail::currentProgram.programId[A];
+}
+template <int A>
+inline int64_t num_programs() {
+  return detail::currentProgram.numPrograms[A];
+}
+
+}  // namespace tj
+
+#define TJ_KERNEL_ENTRY(name, Args)                                                      \
+  static void name##_body(const Args& args);                                             \
+  extern "C" void name(const void* rawArgs, const int64_t* programId,                    \
+                       const int64_t* numPrograms) {                                     \
+    tj::detail::currentProgram = tj::detail::ProgramContext{programId, numPrograms};     \
+    name##_body(*static_cast<const Args*>(rawArgs));                                     \
+  }                                                                                      \
+  static void name##_body(const Args& args)

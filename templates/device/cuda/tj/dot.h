@@ -1,0 +1,281 @@
+// dot<TransB>(a, b, acc): tensor cores (mma.sync m16n8k16, f32 accumulate) for f16/bf16
+// operands, staged to scratch and fetched with ldmatrix; an FMA loop for other types.
+#pragma once
+
+#include "tj/memory.h"
+
+namespace tj {
+namespace detail {
+
+__device__ __forceinline__ unsigned smemPtr(const void* p) {
+  unsigned a;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+  return a;
+}
+__device__ __forceinline__ void ldmatrixX4(unsigned addr, unsigned& r0, unsigned& r1, unsigned& r2, unsigned& r3) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
+}
+__device__ __forceinline__ void ldmatrixX2(unsigned addr, unsigned& r0, unsigned& r1) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];" : "=r"(r0), "=r"(r1) : "r"(addr));
+}
+__device__ __forceinline__ void ldmatrixX2Trans(unsigned addr, unsigned& r0, unsigned& r1) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];" : "=r"(r0), "=r"(r1) : "r"(addr));
+}
+
+template <typename T>
+__device__ __forceinline__ void mma16816(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+  if constexpr (IsSame<T, bf16>::value) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  } else {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};"
+        : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+}
+
+// Writes the runs of a row-major [Rows, Cols] tile whose rows (Rows axis) lie in
+// [r0, r0 + count) into dst[(row - r0) * stride + col] (converted to S).
+template <typename S, typename T, int64_t Rows, int64_t Cols>
+__device__ __forceinline__ void stageRows(S* dst, const Tile<T, Rows, Cols>& x, int r0, int count, int stride) {
+  using L = typename Tile<T, Rows, Cols>::L;
+#pragma unroll
+  for (int k = 0; k < L::kPer; ++k) {
+    if (!L::owner(k)) continue;
+    int e = L::run(k) * L::kVec;
+    int row = e / int(Cols), col = e % int(Cols);
+    if (row < r0 || row >= r0 + count) continue;
+    S* p = dst + (row - r0) * stride + col;
+    if constexpr (IsSame<S, T>::value && Cols % L::kVec == 0) {
+      *reinterpret_cast<Words<L::kVec * int(sizeof(T))>*>(p) = pack<T, L::kVec>(x.v, k * L::kVec);
+    } else {
+#pragma unroll
+      for (int j = 0; j < L::kVec; ++j) {
+        int f = e + j;
+        dst[(f / int(Cols) - r0) * stride + f % int(Cols)] = cast<S>(x.v[k * L::kVec + j]);
+      }
+    }
+  }
+}
+
+// Same for the columns [c0, c0 + count) of every row.
+template <typename S, typename T, int64_t Rows, int64_t Cols>
+__device__ __forceinline__ void stageCols(S* dst, const Tile<T, Rows, Cols>& x, int c0, int count, int stride) {
+  using L = typename Tile<T, Rows, Cols>::L;
+#pragma unroll
+  for (int k = 0; k < L::kPer; ++k) {
+    if (!L::owner(k)) continue;
+    int e = L::run(k) * L::kVec;
+    int row = e / int(Cols), col = e % int(Cols);
+    if constexpr (IsSame<S, T>::value && Cols % L::kVec == 0) {
+      // count and c0 are multiples of the run length here.
+      if (col < c0 || col >= c0 + count) continue;
+      *reinterpret_cast<Words<L::kVec * int(sizeof(T))>*>(dst + row * stride + col - c0) =
+          pack<T, L::kVec>(x.v, k * L::kVec);
+    } else {
+#pragma unroll
+      for (int j = 0; j < L::kVec; ++j) {
+        int f = e + j, cc = f % int(Cols);
+        if (cc >= c0 && cc < c0 + count) dst[(f / int(Cols)) * stride + cc - c0] = cast<S>(x.v[k * L::kVec + j]);
+      }
+    }
+    (void)row;
+  }
+}
+
+template <int Rows, int RowBytes, int Budget, int Step>
+struct ChunkOf {  // largest multiple of Step (<= Rows) whose rows fit in Budget bytes
+  static constexpr int kFit = Budget / RowBytes / Step * Step;
+  static constexpr int value = kFit < Rows ? kFit : Rows;
+};
+
+template <bool TransB, typename T, int64_t M, int64_t K, int64_t B0, int64_t B1, int64_t N>
+__device__ __forceinline__ Tile<float, M, N> dotMma(const Tile<T, M, K>& a, const Tile<T, B0, B1>& b,
+                                                   const Tile<float, M, N>& acc) {
+  static_assert(M % 16 == 0, "dot (mma.sync m16n8k16): M must be a multiple of 16");
+  static_assert(N % 8 == 0, "dot (mma.sync m16n8k16): N must be a multiple of 8");
+  static_assert(K % 16 == 0, "dot (mma.sync m16n8k16): K must be a multiple of 16");
+  constexpr int W = TJ_THREADS / 32;
+  constexpr int MT = int(M / 16), NT = int(N / 8);
+  constexpr int kStrideNT = int(N) + (((int(N) / 8) % 2 == 0) ? 8 : 0);  // odd 16-byte units
+  // K chunk: multiple of 16 so that A, B chunks fit the scratch.
+  constexpr int kPerK = TransB ? int(M + N) * 2 : int(M) * 2;  // bytes per K column (A + B^T)
+  constexpr int kFixed = TransB ? int(M + N) * 16 : int(M) * 16;  // padding of 8 per row
+  constexpr int kBudget = TJ_SMEM_BYTES - kFixed;
+  constexpr int kKcRaw = TransB ? kBudget / kPerK / 16 * 16
+                                : (TJ_SMEM_BYTES - kFixed) / (kPerK + kStrideNT * 2) / 16 * 16;
+  constexpr int Kc = kKcRaw < int(K) ? kKcRaw : int(K);
+  static_assert(Kc >= 16, "dot: operands too large for TJ_SMEM_BYTES");
+  constexpr int kStrideA = Kc + 8, kStrideB = TransB ? Kc + 8 : kStrideNT;
+  static_assert((M * kStrideA + (TransB ? N * kStrideB : Kc * kStrideB)) * 2 <= TJ_SMEM_BYTES, "dot: chunk plan");
+
+  T* sA = reinterpret_cast<T*>(scratch());
+  T* sB = sA + M * kStrideA;
+  const unsigned aBase = smemPtr(sA), bBase = smemPtr(sB);
+  const int warp = threadId() / 32, lane = threadId() % 32;
+  constexpr bool kColumnSplit = NT % W == 0;
+  constexpr int kUnits = (MT * NT + W - 1) / W;
+  float c[kUnits][4];
+#pragma unroll
+  for (int u = 0; u < kUnits; ++u)
+#pragma unroll
+    for (int i = 0; i < 4; ++i) c[u][i] = 0.0f;
+
+  for (int k0 = 0; k0 < int(K); k0 += Kc) {
+    const int kc = int(K) - k0 < Kc ? int(K) - k0 : Kc;
+    __syncthreads();
+    stageCols(sA, a, k0, kc, kStrideA);
+    if constexpr (TransB) stageCols(sB, b, k0, kc, kStrideB);
+    else stageRows(sB, b, k0, kc, kStrideB);
+    __syncthreads();
+    for (int kk = 0; kk < kc; kk += 16) {
+      if constexpr (kColumnSplit) {
+#pragma unroll
+        for (int mi = 0; mi < MT; ++mi) {
+          unsigned af[4];
+          ldmatrixX4(aBase + 2u * unsigned((mi * 16 + lane % 16) * kStrideA + kk + (lane / 16) * 8), af[0], af[1],
+                     af[2], af[3]);
+#pragma unroll
+          for (int jn = 0; jn < NT / W; ++jn) {
+            int ni = jn * W + warp;
+            unsigned b0, b1;
+            if constexpr (TransB)
+              ldmatrixX2(bBase + 2u * unsigned((ni * 8 + lane % 8) * kStrideB + kk + ((lane / 8) % 2) * 8), b0, b1);
+            else
+              ldmatrixX2Trans(bBase + 2u * unsigned((kk + lane % 8 + ((lane / 8) % 2) * 8) * kStrideB + ni * 8), b0, b1);
+            mma16816<T>(c[mi * (NT / W) + jn], af, b0, b1);
+          }
+        }
+      } else {
+#pragma unroll
+        for (int u = 0; u < kUnits; ++u) {
+          int unit = u * W + warp;
+          if (unit >= MT * NT) continue;
+          int mi = unit / NT, ni = unit % NT;
+          unsigned af[4], b0, b1;
+          ldmatrixX4(aBase + 2u * unsigned((mi * 16 + lane % 16) * kStrideA + kk + (lane / 16) * 8), af[0], af[1],
+                     af[2], af[3]);
+          if constexpr (TransB)
+            ldmatrixX2(bBase + 2u * unsigned((ni * 8 + lane % 8) * kStrideB + kk + ((lane / 8) % 2) * 8), b0, b1);
+          else
+            ldmatrixX2Trans(bBase + 2u * unsigned((kk + lane % 8 + ((lane / 8) % 2) * 8) * kStrideB + ni * 8), b0, b1);
+          mma16816<T>(c[u], af, b0, b1);
+        }
+      }
+    }
+  }
+
+  // Accumulator fragments -> canonical layout, through scratch, in chunks of 16-row bands.
+  using LO = typename Tile<float, M, N>::L;
+  constexpr int kStrideC = int(N) + 4;
+  constexpr int kBand = ChunkOf<int(M), kStrideC * 4, TJ_SMEM_BYTES, 16>::value;
+  static_assert(kBand >= 16, "dot: 16 rows of the result exceed TJ_SMEM_BYTES");
+  float* sC = reinterpret_cast<float*>(scratch());
+  Tile<float, M, N> out = acc;
+  for (int r0 = 0; r0 < int(M); r0 += kBand) {
+    __syncthreads();
+#pragma unroll
+    for (int u = 0; u < kUnits; ++u) {
+      int mi, ni;
+      if constexpr (kColumnSplit) {
+        mi = u / (NT / W);
+        ni = (u % (NT / W)) * W + warp;
+      } else {
+        int unit = u * W + warp;
+        if (unit >= MT * NT) continue;
+        mi = unit / NT;
+        ni = unit % NT;
+      }
+      int row = mi * 16 + lane / 4 - r0, col = ni * 8 + (lane % 4) * 2;
+      if (row < 0 || row >= kBand) continue;
+      *reinterpret_cast<Words<8>*>(sC + row * kStrideC + col) = pack<float, 2>(c[u], 0);
+      *reinterpret_cast<Words<8>*>(sC + (row + 8) * kStrideC + col) = pack<float, 2>(c[u], 2);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < LO::kPer; ++k) {
+      if (!LO::valid(k)) continue;
+      int e = LO::run(k) * LO::kVec;
+      int row = e / int(N) - r0, col = e % int(N);
+      if (row < 0 || row >= kBand) continue;
+#pragma unroll
+      for (int j = 0; j < LO::kVec; ++j) out.v[k * LO::kVec + j] += sC[row * kStrideC + col + j];
+    }
+  }
+  return out;
+}
+
+// Float (or mixed) operands: FMA over K chunks staged in scratch as float.
+template <bool TransB, typename TA, typename TB, int64_t M, int64_t K, int64_t B0, int64_t B1, int64_t N>
+__device__ __forceinline__ Tile<float, M, N> dotFma(const Tile<TA, M, K>& a, const Tile<TB, B0, B1>& b,
+                                                   const Tile<float, M, N>& acc) {
+  constexpr int kBytesPerK = int(M + N) * 4 + 8;
+  constexpr int Kc0 = TJ_SMEM_BYTES / kBytesPerK;
+  static_assert(Kc0 >= 1, "dot: operands too large for TJ_SMEM_BYTES");
+  constexpr int Kc = Kc0 < int(K) ? Kc0 : int(K);
+  constexpr int kStrideA = Kc + 1;  // sA[m][k]
+  constexpr int kStrideB = Kc + 1;  // sB[n][k]
+  float* sA = reinterpret_cast<float*>(scratch());
+  float* sB = sA + M * kStrideA;
+  using LO = typename Tile<float, M, N>::L;
+  Tile<float, M, N> out = acc;
+  for (int k0 = 0; k0 < int(K); k0 += Kc) {
+    const int kc = int(K) - k0 < Kc ? int(K) - k0 : Kc;
+    __syncthreads();
+    {
+      using LA = typename Tile<TA, M, K>::L;
+#pragma unroll
+      for (int k = 0; k < LA::kPer; ++k) {
+        if (!LA::owner(k)) continue;
+#pragma unroll
+        for (int j = 0; j < LA::kVec; ++j) {
+          int e = LA::run(k) * LA::kVec + j, m = e / int(K), kx = e % int(K) - k0;
+          if (kx >= 0 && kx < kc) sA[m * kStrideA + kx] = cast<float>(a.v[k * LA::kVec + j]);
+        }
+      }
+      using LB = typename Tile<TB, B0, B1>::L;
+#pragma unroll
+      for (int k = 0; k < LB::kPer; ++k) {
+        if (!LB::owner(k)) continue;
+#pragma unroll
+        for (int j = 0; j < LB::kVec; ++j) {
+          int e = LB::run(k) * LB::kVec + j;
+          int n = TransB ? e / int(B1) : e % int(B1);
+          int kx = (TransB ? e % int(B1) : e / int(B1)) - k0;
+          if (kx >= 0 && kx < kc) sB[n * kStrideB + kx] = cast<float>(b.v[k * LB::kVec + j]);
+        }
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < LO::kPer; ++k) {
+      if (!LO::valid(k)) continue;
+#pragma unroll
+      for (int j = 0; j < LO::kVec; ++j) {
+        int e = LO::run(k) * LO::kVec + j, m = e / int(N), n = e % int(N);
+        float s = 0.0f;
+        for (int kx = 0; kx < kc; ++kx) s = fmaf(sA[m * kStrideA + kx], sB[n * kStrideB + kx], s);
+        out.v[k * LO::kVec + j] += s;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
+template <bool TransB, typename TA, typename TB, int64_t M, int64_t K, int64_t B0, int64_t B1, int64_t N>
+__device__ __forceinline__ Tile<float, M, N> dot(const Tile<TA, M, K>& a, const Tile<TB, B0, B1>& b,
+                                                 const Tile<float, M, N>& acc) {
+  static_assert(TransB ? (B0 == N && B1 == K) : (B0 == K && B1 == N), "dot: operand shapes do not agree");
+  if constexpr (IsSame<TA, TB>::value && kIsHalf<TA>) return detail::dotMma<TransB>(a, b, acc);
+  else return detail::dotFma<TransB>(a, b, acc);
+}
+
+}  // namespace tj

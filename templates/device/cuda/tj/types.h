@@ -1,0 +1,166 @@
+// Scalar types, views, program ids and the kernel entry of the CUDA backend. Self-contained:
+// no CUDA headers (each costs nvrtc time); conversions go through inline PTX.
+#pragma once
+
+#ifndef TJ_THREADS
+#error "TJ_THREADS (threads per program, a multiple of 32) must be defined before tj/device.h"
+#endif
+static_assert(TJ_THREADS % 32 == 0 && TJ_THREADS >= 32 && TJ_THREADS <= 1024,
+              "TJ_THREADS must be a multiple of 32 in [32, 1024]");
+
+#ifndef TJ_SMEM_BYTES
+// One scratch buffer shared by every library function of a kernel; functions that need more
+// work in chunks. Overridable by the translation unit.
+#define TJ_SMEM_BYTES 32768
+#endif
+
+#if defined(__CUDACC_RTC__)
+typedef long long int64_t;
+typedef int int32_t;
+typedef short int16_t;
+typedef signed char int8_t;
+typedef unsigned long long uint64_t;
+typedef unsigned int uint32_t;
+typedef unsigned short uint16_t;
+typedef unsigned char uint8_t;
+#else
+#include <stdint.h>
+#endif
+
+namespace tj {
+
+// ---- minimal type traits (no <type_traits> under nvrtc) --------------------------------
+template <typename A, typename B>
+struct IsSame { static constexpr bool value = false; };
+template <typename A>
+struct IsSame<A, A> { static constexpr bool value = true; };
+template <bool C, typename A, typename B>
+struct Cond { using type = A; };
+template <typename A, typename B>
+struct Cond<false, A, B> { using type = B; };
+
+struct f16 { unsigned short bits; };
+struct bf16 { unsigned short bits; };
+
+template <typename T>
+inline constexpr bool kIsHalf = IsSame<T, f16>::value || IsSame<T, bf16>::value;
+template <typename T>
+inline constexpr bool kIsFloat =
+    IsSame<T, float>::value || IsSame<T, double>::value || kIsHalf<T>;
+
+// The arithmetic type of an element: 16-bit floats compute in float.
+template <typename T>
+struct Arith { using type = T; };
+template <> struct Arith<f16> { using type = float; };
+template <> struct Arith<bf16> { using type = float; };
+
+__device__ __forceinline__ float bitsToFloat(unsigned u) {
+  float f;
+  asm("mov.b32 %0, %1;" : "=f"(f) : "r"(u));
+  return f;
+}
+__device__ __forceinline__ unsigned floatToBits(float f) {
+  unsigned u;
+  asm("mov.b32 %0, %1;" : "=r"(u) : "f"(f));
+  return u;
+}
+
+__device__ __forceinline__ float toFloat(bf16 x) { return bitsToFloat(unsigned(x.bits) << 16); }
+__device__ __forceinline__ float toFloat(f16 x) {
+  float f;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(x.bits));
+  return f;
+}
+__device__ __forceinline__ bf16 toBF16(float f) {
+  bf16 r;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(r.bits) : "f"(f));
+  return r;
+}
+__device__ __forceinline__ f16 toF16(float f) {
+  f16 r;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(r.bits) : "f"(f));
+  return r;
+}
+
+template <typename T>
+__device__ __forceinline__ auto widen(T x) {
+  if constexpr (kIsHalf<T>) return toFloat(x);
+  else return x;
+}
+
+// Converts between every numeric type the emitter names (round to nearest even for floats,
+// truncation for float -> int, 0/1 for bool -> number, != 0 for number -> bool).
+template <typename U, typename T>
+__device__ __forceinline__ U cast(T x) {
+  if constexpr (IsSame<T, U>::value) {
+    return x;
+  } else if constexpr (kIsHalf<T>) {
+    return cast<U>(toFloat(x));
+  } else if constexpr (IsSame<U, bf16>::value) {
+    if constexpr (IsSame<T, double>::value) {
+      bf16 r;  // one rounding step from double
+      asm("cvt.rn.bf16.f64 %0, %1;" : "=h"(r.bits) : "d"(x));
+      return r;
+    } else {
+      return toBF16(static_cast<float>(x));
+    }
+  } else if constexpr (IsSame<U, f16>::value) {
+    if constexpr (IsSame<T, double>::value) {
+      f16 r;
+      asm("cvt.rn.f16.f64 %0, %1;" : "=h"(r.bits) : "d"(x));
+      return r;
+    } else {
+      return toF16(static_cast<float>(x));
+    }
+  } else if constexpr (IsSame<U, bool>::value) {
+    return x != T(0);
+  } else {
+    return static_cast<U>(x);
+  }
+}
+
+template <typename T, int R>
+struct View {
+  T* data;
+  int64_t shape[R];
+  int64_t stride[R];
+};
+
+template <int R>
+struct Index {
+  int64_t v[R];
+};
+
+enum class CacheLayout { Standard, ShuffledK, ShuffledV };
+
+template <int A>
+__device__ __forceinline__ int64_t program_id() {
+  static_assert(A >= 0 && A <= 2, "program_id axis must be 0, 1 or 2");
+  if constexpr (A == 0) return int64_t(blockIdx.x);
+  else if constexpr (A == 1) return int64_t(blockIdx.y);
+  else return int64_t(blockIdx.z);
+}
+template <int A>
+__device__ __forceinline__ int64_t num_programs() {
+  static_assert(A >= 0 && A <= 2, "num_programs axis must be 0, 1 or 2");
+  if constexpr (A == 0) return int64_t(gridDim.x);
+  else if constexpr (A == 1) return int64_t(gridDim.y);
+  else return int64_t(gridDim.z);
+}
+
+namespace detail {
+__device__ __forceinline__ int threadId() { return int(threadIdx.x); }
+
+// The one scratch buffer of a kernel. Protocol of every user: __syncthreads(); write;
+// __syncthreads(); read. The leading barrier keeps a writer from overtaking readers of the
+// previous use, whichever function that was.
+__device__ __forceinline__ unsigned char* scratch() {
+  __shared__ alignas(16) unsigned char buffer[TJ_SMEM_BYTES];
+  return buffer;
+}
+}  // namespace detail
+
+}  // namespace tj
+
+#define TJ_KERNEL_ENTRY(name, Args) \
+  extern "C" __global__ void __launch_bounds__(TJ_THREADS) name(const Args args)

@@ -1,0 +1,2 @@
+// placeholder: tests being written
+#include <gtest/gtest.h>

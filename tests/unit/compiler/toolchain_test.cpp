@@ -1,0 +1,266 @@
+#include "compiler/toolchains/toolchain.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "compiler/toolchains/toolchains_internal.h"
+#include "runtime/device.h"
+
+namespace tilejit {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// A CPU kernel in the kernel ABI: out[i] = i * scale + offset, where program (x, y) handles
+// the elements of block x (64 wide) whose index has parity y. The helper header comes from
+// memory, as the device library does.
+constexpr char kHelperHeader[] = R"(
+#pragma once
+#include <cstdint>
+namespace helper {
+// An inline function with a static local: g++ emits it as STB_GNU_UNIQUE, which makes the
+// library impossible to unload (the case the CPU device's memfd naming must survive).
+inline int64_t& calls() { static int64_t count = 0; return count; }
+}
+)";
+
+std::string fillSource(float offset) {
+  return R"(
+#include "tj/helper.h"
+struct Args {
+  float* data; int64_t shape[1]; int64_t stride[1];
+  alignas(8) float scale;
+};
+extern "C" void tj_fill(const void* opaque, const int64_t pid[3], const int64_t np[3]) {
+  const Args& args = *static_cast<const Args*>(opaque);
+  helper::calls()++;
+  for (int64_t i = pid[0] * 64; i < (pid[0] + 1) * 64 && i < args.shape[0]; ++i)
+    if (i % np[1] == pid[1]) args.data[i * args.stride[0]] = float(i) * args.scale + )" +
+         std::to_string(offset) + R"(f;
+}
+)";
+}
+
+KernelMetadata fillMetadata() {
+  KernelMetadata metadata;
+  metadata.templateName = "fill";
+  metadata.entry = "tj_fill";
+  metadata.target = "host";
+  metadata.backend = "cpu";
+  metadata.args = {{"out", ArgSpec::Kind::kView, DType::kF32, {{"n"}}},
+                   {"scale", ArgSpec::Kind::kScalar, DType::kF32, {}}};
+  metadata.grid = {"cdiv(n, 64)", "2", "1"};
+  return metadata;
+}
+
+std::unique_ptr<Toolchain> hostToolchain() {
+  absl::StatusOr<const TargetDescription*> target = lookupTarget("host");
+  EXPECT_TRUE(target.ok());
+  absl::StatusOr<std::unique_ptr<Toolchain>> toolchain = createToolchain(**target);
+  EXPECT_TRUE(toolchain.ok()) << toolchain.status();
+  return toolchain.ok() ? *std::move(toolchain) : nullptr;
+}
+
+CompileRequest fillRequest(float offset) {
+  CompileRequest request;
+  request.source = fillSource(offset);
+  request.sourceName = "fill.cpp";
+  request.entry = "tj_fill";
+  request.headers = {{"tj/helper.h", kHelperHeader}};
+  return request;
+}
+
+// Compiles, loads and runs the fill kernel over `n` elements; returns the output.
+std::vector<float> runFill(Device& device, const Toolchain& toolchain, float offset, int64_t n) {
+  absl::StatusOr<CompileResult> compiled = toolchain.compile(fillRequest(offset));
+  EXPECT_TRUE(compiled.ok()) << compiled.status();
+  if (!compiled.ok()) return {};
+  EXPECT_GT(compiled->seconds, 0);
+  absl::StatusOr<std::unique_ptr<LoadedKernel>> kernel = device.load(fillMetadata(), compiled->binary);
+  EXPECT_TRUE(kernel.ok()) << kernel.status();
+  if (!kernel.ok()) return {};
+  std::vector<float> out(n, -1.0f);  // poisoned: every element must be written
+  absl::Status launched = device.launch(
+      **kernel, {TensorArg::contiguous(out.data(), DType::kF32, {n}), ScalarArg::f32(0.5f)});
+  EXPECT_TRUE(launched.ok()) << launched;
+  return out;
+}
+
+TEST(HostCxxToolchain, CompilesAndRunsOverAGrid) {
+  std::unique_ptr<Toolchain> toolchain = hostToolchain();
+  ASSERT_TRUE(toolchain);
+  std::unique_ptr<Device> device = createCpuDevice();
+  const int64_t n = 1000;  // 16 x 2 programs, the last block partial
+  std::vector<float> out = runFill(*device, *toolchain, 3.0f, n);
+  ASSERT_EQ(out.size(), size_t(n));
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(out[i], float(i) * 0.5f + 3.0f) << "element " << i;
+}
+
+TEST(HostCxxToolchain, LoadsManyDistinctObjects) {
+  // Each kernel stays resident after unloading (STB_GNU_UNIQUE); a later object reusing the
+  // same /proc/self/fd path must still be the new one, not the resident old one.
+  std::unique_ptr<Toolchain> toolchain = hostToolchain();
+  ASSERT_TRUE(toolchain);
+  std::unique_ptr<Device> device = createCpuDevice();
+  for (int round = 0; round < 3; ++round) {
+    std::vector<float> out = runFill(*device, *toolchain, float(round), 70);
+    ASSERT_EQ(out.size(), 70u);
+    EXPECT_EQ(out[69], 69 * 0.5f + round) << "round " << round;
+  }
+}
+
+TEST(HostCxxToolchain, SyntaxErrorReportsTheCompilerMessage) {
+  std::unique_ptr<Toolchain> toolchain = hostToolchain();
+  ASSERT_TRUE(toolchain);
+  CompileRequest request = fillRequest(0);
+  request.source += "\nint broken( {\n";
+  absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_EQ(compiled.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(compiled.status().message(),
+              AllOf(HasSubstr("failed to compile fill.cpp"), HasSubstr("fill.cpp:"),
+                    HasSubstr("error")));
+}
+
+TEST(HostCxxToolchain, RefusesHeadersOutsideItsDirectory) {
+  std::unique_ptr<Toolchain> toolchain = hostToolchain();
+  ASSERT_TRUE(toolchain);
+  CompileRequest request = fillRequest(0);
+  request.headers.push_back({"../escape.h", ""});
+  EXPECT_THAT(toolchain->compile(request).status().message(),
+              HasSubstr("must be a relative path without '..'"));
+}
+
+TEST(HostCxxToolchain, IdentityNamesCompilerVersionAndFlags) {
+  std::unique_ptr<Toolchain> toolchain = hostToolchain();
+  ASSERT_TRUE(toolchain);
+  EXPECT_THAT(toolchain->identity(), AllOf(HasSubstr("/"), HasSubstr("-std=c++17 -O2 -fPIC"),
+                                           HasSubstr("-fno-math-errno")));
+}
+
+TEST(Toolchain, AmdIsNotBuiltYet) {
+  absl::StatusOr<const TargetDescription*> target = lookupTarget("gfx942");
+  ASSERT_TRUE(target.ok());
+  absl::StatusOr<std::unique_ptr<Toolchain>> toolchain = createToolchain(**target);
+  ASSERT_FALSE(toolchain.ok());
+  EXPECT_EQ(toolchain.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(toolchain.status().message(), HasSubstr("AMD toolchain not built yet"));
+}
+
+std::unique_ptr<Toolchain> nvrtcToolchain(std::string* whyNot) {
+  absl::StatusOr<const TargetDescription*> target = lookupTarget("sm_90");
+  if (!target.ok()) {
+    *whyNot = std::string(target.status().message());
+    return nullptr;
+  }
+  absl::StatusOr<std::unique_ptr<Toolchain>> toolchain = createToolchain(**target);
+  if (!toolchain.ok()) {
+    *whyNot = std::string(toolchain.status().message());
+    return nullptr;
+  }
+  return *std::move(toolchain);
+}
+
+TEST(NvrtcToolchain, CompilesForSm90AndReportsRegisters) {
+  std::string whyNot;
+  std::unique_ptr<Toolchain> toolchain = nvrtcToolchain(&whyNot);
+  if (!toolchain) GTEST_SKIP() << whyNot;
+  EXPECT_THAT(toolchain->identity(),
+              AllOf(StartsWith("nvrtc "), HasSubstr("--gpu-architecture=sm_90")));
+  CompileRequest request;
+  request.sourceName = "scale.cu";
+  request.entry = "tj_scale";
+  request.headers = {{"tj/factor.h", "#pragma once\n__device__ inline float factor() { return 2.0f; }\n"}};
+  request.source = R"(
+#include "tj/factor.h"
+extern "C" __global__ void tj_scale(float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= factor();
+}
+)";
+  absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ASSERT_GE(compiled->binary.size(), 4u);
+  EXPECT_EQ(compiled->binary.substr(0, 4), "\x7f" "ELF");
+  EXPECT_GT(compiled->resources.registers, 0) << compiled->log;
+  EXPECT_EQ(compiled->resources.spillStores, 0);
+  EXPECT_THAT(compiled->intermediate, HasSubstr(".entry tj_scale"));
+  EXPECT_NE(compiled->intermediate.back(), '\0');
+  // nvrtc omits the ptxas lines when it serves a CUBIN from its cache; the CUBIN itself
+  // still carries the counts, and both sources must agree when both are present.
+  ResourceUsage fromCubin;
+  ASSERT_TRUE(readCubinResources(compiled->binary, "tj_scale", fromCubin));
+  EXPECT_EQ(fromCubin.registers, compiled->resources.registers);
+  EXPECT_EQ(fromCubin.localBytes, compiled->resources.localBytes);
+}
+
+TEST(NvrtcToolchain, StackFrameAndRegistersFromLogAndCubinAgree) {
+  std::string whyNot;
+  std::unique_ptr<Toolchain> toolchain = nvrtcToolchain(&whyNot);
+  if (!toolchain) GTEST_SKIP() << whyNot;
+  CompileRequest request;
+  request.sourceName = "stack.cu";
+  request.entry = "tj_stack";
+  // A dynamically indexed local array lives on the stack; a second kernel in the same TU
+  // must not be mistaken for the entry.
+  request.source = R"(
+extern "C" __global__ void tj_other(float* x) { x[0] = 1; }
+extern "C" __global__ void tj_stack(float* x, int k) {
+  float local[512];
+  for (int i = 0; i < k; ++i) local[(i * 7) & 511] = x[i * 3 + threadIdx.x];
+  x[threadIdx.x] = local[(k + threadIdx.x) & 511];
+}
+)";
+  absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ResourceUsage fromCubin;
+  ASSERT_TRUE(readCubinResources(compiled->binary, "tj_stack", fromCubin));
+  EXPECT_GT(fromCubin.registers, 0);
+  EXPECT_GE(fromCubin.localBytes, 2048) << compiled->log;
+  ResourceUsage fromLog = parsePtxasLog(compiled->log, "tj_stack");
+  if (fromLog.registers >= 0) {
+    EXPECT_EQ(fromLog.registers, fromCubin.registers) << compiled->log;
+    EXPECT_EQ(fromLog.localBytes, fromCubin.localBytes) << compiled->log;
+  }
+  EXPECT_FALSE(readCubinResources("not an elf", "tj_stack", fromCubin));
+}
+
+TEST(NvrtcToolchain, ParsesPtxasLogForTheEntryOnly) {
+  const std::string log =
+      "ptxas info    : Compiling entry function 'tj_other' for 'sm_90'\n"
+      "ptxas info    : Function properties for tj_other\n"
+      "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n"
+      "ptxas info    : Used 99 registers, used 0 barriers\n"
+      "ptxas info    : Compiling entry function 'tj_main' for 'sm_90'\n"
+      "ptxas info    : Function properties for tj_main\n"
+      "    16 bytes stack frame, 24 bytes spill stores, 32 bytes spill loads\n"
+      "ptxas info    : Used 40 registers, used 1 barriers, 2048 bytes smem, 360 bytes cmem[0]\n";
+  ResourceUsage usage = parsePtxasLog(log, "tj_main");
+  EXPECT_EQ(usage.registers, 40);
+  EXPECT_EQ(usage.localBytes, 16);
+  EXPECT_EQ(usage.spillStores, 24);
+  EXPECT_EQ(usage.spillLoads, 32);
+  EXPECT_EQ(usage.staticSharedBytes, 2048);
+}
+
+TEST(NvrtcToolchain, CompileErrorCarriesTheLog) {
+  std::string whyNot;
+  std::unique_ptr<Toolchain> toolchain = nvrtcToolchain(&whyNot);
+  if (!toolchain) GTEST_SKIP() << whyNot;
+  CompileRequest request;
+  request.sourceName = "broken.cu";
+  request.entry = "tj_broken";
+  request.source = "extern \"C\" __global__ void tj_broken(float* x) { x[0] = undeclared; }\n";
+  absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_EQ(compiled.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(compiled.status().message(),
+              AllOf(HasSubstr("broken.cu"), HasSubstr("undeclared")));
+}
+
+}  // namespace
+}  // namespace tilejit

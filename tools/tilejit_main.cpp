@@ -1,0 +1,257 @@
+// tilejit: the command line for kernel authors and operators.
+//   tilejit run [template...]            JIT-compile, check against the reference, time
+//   tilejit compile <template> --emit S  print one stage (ir, specialized, cpp, binary, resources)
+//   tilejit cache ls|stats|verify|gc|clear
+//   tilejit targets
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
+#include "support/status.h"
+#include "cache/cache_command.h"
+#include "compiler/embedded_files.h"
+#include "compiler/jit_compiler.h"
+#include "tools/harness/kernel_case.h"
+
+namespace tilejit {
+namespace {
+
+constexpr const char* kUsage = R"(usage: tilejit <command> [options]
+
+commands:
+  run [TEMPLATE...]   JIT-compile templates (all shipped ones by default) for the best device
+                      present, run them on random inputs, check against the reference, and
+                      show compile time, cache hit/miss and kernel time
+  compile TEMPLATE    compile one specialization and print a stage of it
+  cache SUBCOMMAND    inspect or maintain the kernel cache (tilejit cache --help)
+  targets             list the targets and their properties
+
+TEMPLATE is a shipped template name (merge_attn_states, reshape_and_cache, ...) or a path to
+a .mlir file. `tilejit <command> --help` describes each command's options.
+)";
+
+constexpr const char* kCompileUsage = R"(usage: tilejit compile TEMPLATE [options]
+  --target T          target name (tilejit targets); default: host
+  -p NAME=VALUE       bind a template parameter (repeatable); unset ones come from the
+                      target's tuning table, then the template's default
+  --emit STAGE        ir | specialized | cpp | binary | resources (default: cpp)
+  -o FILE             write the stage to FILE instead of stdout
+  --no-cache          do not read or write the disk cache
+)";
+
+constexpr const char* kRunUsage = R"(usage: tilejit run [TEMPLATE...] [options]
+  --target T          compile for T; default: the best device present (CUDA GPU, else host)
+  -p NAME=VALUE       bind a template parameter (repeatable)
+  --shape SYM=N       set a shape symbol (repeatable), e.g. --shape num_tokens=4096
+  --iterations N      timed launches (default 20), after 3 warm-up launches
+  --seed N            random inputs' seed (default 1)
+  --no-cache          do not read or write the disk cache
+Exit status 1 if any check fails.
+)";
+
+struct Options {
+  std::vector<std::string> positional;
+  std::string target;
+  std::map<std::string, std::string> params;
+  std::map<std::string, int64_t> shape;
+  std::string emit = "cpp";
+  std::string output;
+  int iterations = 20;
+  uint64_t seed = 1;
+  bool noCache = false;
+  bool help = false;
+};
+
+absl::StatusOr<Options> parseOptions(const std::vector<std::string>& args) {
+  Options options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value = [&]() -> absl::StatusOr<std::string> {
+      if (i + 1 >= args.size()) return absl::InvalidArgumentError(arg + " needs a value");
+      return args[++i];
+    };
+    auto keyValue = [&](const std::string& text) -> absl::StatusOr<std::pair<std::string, std::string>> {
+      size_t eq = text.find('=');
+      if (eq == std::string::npos || eq == 0)
+        return absl::InvalidArgumentError(absl::StrCat(arg, " expects NAME=VALUE, got '", text, "'"));
+      return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
+    };
+    if (arg == "--help" || arg == "-h") {
+      options.help = true;
+    } else if (arg == "--target") {
+      TJ_ASSIGN_OR_RETURN(options.target, value());
+    } else if (arg == "-p" || arg == "--param") {
+      TJ_ASSIGN_OR_RETURN(std::string text, value());
+      TJ_ASSIGN_OR_RETURN(auto pair, keyValue(text));
+      options.params[pair.first] = pair.second;
+    } else if (arg == "--shape") {
+      TJ_ASSIGN_OR_RETURN(std::string text, value());
+      TJ_ASSIGN_OR_RETURN(auto pair, keyValue(text));
+      int64_t n;
+      if (!absl::SimpleAtoi(pair.second, &n) || n < 0)
+        return absl::InvalidArgumentError(absl::StrCat("--shape ", text, ": not a size"));
+      options.shape[pair.first] = n;
+    } else if (arg == "--emit") {
+      TJ_ASSIGN_OR_RETURN(options.emit, value());
+    } else if (arg == "-o") {
+      TJ_ASSIGN_OR_RETURN(options.output, value());
+    } else if (arg == "--iterations") {
+      TJ_ASSIGN_OR_RETURN(std::string text, value());
+      if (!absl::SimpleAtoi(text, &options.iterations) || options.iterations < 0)
+        return absl::InvalidArgumentError("--iterations expects a count");
+    } else if (arg == "--seed") {
+      TJ_ASSIGN_OR_RETURN(std::string text, value());
+      if (!absl::SimpleAtoi(text, &options.seed))
+        return absl::InvalidArgumentError("--seed expects a number");
+    } else if (arg == "--no-cache") {
+      options.noCache = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "'"));
+    } else {
+      options.positional.push_back(arg);
+    }
+  }
+  return options;
+}
+
+absl::StatusOr<KernelSpec> specFor(const std::string& templ, const std::string& target,
+                                   const std::map<std::string, std::string>& params) {
+  if (templ.find('/') != std::string::npos || templ.find(".mlir") != std::string::npos)
+    return KernelSpec::fromFile(templ, target, params);
+  return KernelSpec::shipped(templ, target, params);
+}
+
+absl::StatusOr<std::unique_ptr<JitCompiler>> makeCompiler(const Options& options) {
+  JitOptions jit;
+  jit.useDiskCache = !options.noCache;
+  return JitCompiler::create(jit);
+}
+
+int fail(const absl::Status& status) {
+  std::fprintf(stderr, "tilejit: error: %s\n", std::string(status.message()).c_str());
+  return 2;
+}
+
+int compileCommand(const Options& options) {
+  if (options.help) return std::printf("%s", kCompileUsage), 0;
+  if (options.positional.size() != 1)
+    return fail(absl::InvalidArgumentError("compile takes exactly one TEMPLATE"));
+  absl::StatusOr<Stage> stage = parseStage(options.emit);
+  if (!stage.ok()) return fail(stage.status());
+  absl::StatusOr<KernelSpec> spec = specFor(options.positional[0],
+                                            options.target.empty() ? "host" : options.target,
+                                            options.params);
+  if (!spec.ok()) return fail(spec.status());
+  absl::StatusOr<std::unique_ptr<JitCompiler>> jit = makeCompiler(options);
+  if (!jit.ok()) return fail(jit.status());
+  absl::StatusOr<std::string> text = (*jit)->dumpStage(*spec, *stage);
+  if (!text.ok()) return fail(text.status());
+  if (options.output.empty()) {
+    std::fwrite(text->data(), 1, text->size(), stdout);
+  } else {
+    std::ofstream out(options.output, std::ios::binary);
+    out << *text;
+    if (!out) return fail(absl::InternalError("cannot write " + options.output));
+  }
+  return 0;
+}
+
+int runCommand(const Options& options) {
+  if (options.help) return std::printf("%s", kRunUsage), 0;
+  std::string whyNotGpu;
+  std::unique_ptr<Device> device;
+  if (options.target.empty() || options.target != "host") {
+    device = createBestDevice(&whyNotGpu);
+  } else {
+    device = createCpuDevice();
+  }
+  std::string target = options.target.empty() ? device->target() : options.target;
+  if (target != device->target()) {
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "target ", target, " cannot run here: the best device is ", device->name(),
+        whyNotGpu.empty() ? "" : " (" + whyNotGpu + ")")));
+  }
+  std::printf("device: %s%s\n", device->name().c_str(),
+              whyNotGpu.empty() ? "" : absl::StrCat(" (no GPU: ", whyNotGpu, ")").c_str());
+  absl::StatusOr<std::unique_ptr<JitCompiler>> jit = makeCompiler(options);
+  if (!jit.ok()) return fail(jit.status());
+  std::vector<std::string> templates = options.positional;
+  if (templates.empty()) templates = shippedTemplateNames();
+
+  bool allPassed = true;
+  std::printf("%-20s %-8s %-10s %9s %9s %9s %10s %9s  %s\n", "template", "cache", "check",
+              "error", "jit ms", "load ms", "kernel us", "GB/s", "detail");
+  for (const std::string& name : templates) {
+    absl::StatusOr<KernelSpec> spec = specFor(name, target, options.params);
+    if (!spec.ok()) return fail(spec.status());
+    std::string templateName = name;
+    if (size_t slash = templateName.rfind('/'); slash != std::string::npos)
+      templateName = templateName.substr(slash + 1);
+    if (size_t dot = templateName.rfind(".mlir"); dot != std::string::npos)
+      templateName = templateName.substr(0, dot);
+    const KernelCase* kernelCase = findKernelCase(templateName);
+    if (!kernelCase) {
+      std::printf("%-20s skipped: no reference case for this template\n", templateName.c_str());
+      continue;
+    }
+    RunOptions run;
+    run.shape = options.shape;
+    run.iterations = options.iterations;
+    run.seed = options.seed;
+    absl::StatusOr<RunReport> report = runKernelCase(**jit, *device, *spec, *kernelCase, run);
+    if (!report.ok()) {
+      std::printf("%-20s FAILED: %s\n", templateName.c_str(),
+                  std::string(report.status().message()).c_str());
+      allPassed = false;
+      continue;
+    }
+    allPassed &= report->check.passed;
+    double jitMs = (report->compiled.specializeSeconds + report->compiled.toolchainSeconds) * 1e3;
+    std::printf("%-20s %-8s %-10s %9.2e %9.1f %9.2f %10.2f %9.1f  %s\n", templateName.c_str(),
+                report->compiled.cacheHit ? "hit" : "miss",
+                report->check.passed ? "pass" : "FAIL", report->check.error, jitMs,
+                report->loadSeconds * 1e3, report->medianMs * 1e3,
+                report->medianMs > 0 ? report->bytes / (report->medianMs * 1e-3) / 1e9 : 0.0,
+                report->check.detail.c_str());
+  }
+  return allPassed ? 0 : 1;
+}
+
+int targetsCommand() {
+  std::printf("%-8s %-28s %-7s %5s %6s %10s\n", "target", "product", "backend", "warp", "SM/CU",
+              "shared KB");
+  for (const TargetDescription& target : allTargets())
+    std::printf("%-8s %-28s %-7s %5lld %6lld %10lld\n", target.name.c_str(),
+                target.product.c_str(), target.backend.c_str(), (long long)target.warpSize,
+                (long long)target.multiprocessorCount,
+                (long long)(target.sharedBytesPerProgram / 1024));
+  return 0;
+}
+
+}  // namespace
+}  // namespace tilejit
+
+int main(int argc, char** argv) {
+  using namespace tilejit;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::printf("%s", kUsage);
+    return args.empty() ? 2 : 0;
+  }
+  std::string command = args[0];
+  args.erase(args.begin());
+  if (command == "cache") return runCacheCommand(args, std::cout, std::cerr);
+  if (command == "targets") return targetsCommand();
+  absl::StatusOr<Options> options = parseOptions(args);
+  if (!options.ok()) return fail(options.status());
+  if (command == "compile") return compileCommand(*options);
+  if (command == "run") return runCommand(*options);
+  std::fprintf(stderr, "tilejit: unknown command '%s'\n\n%s", command.c_str(), kUsage);
+  return 2;
+}
