@@ -107,7 +107,9 @@ class CpuKernel : public LoadedKernel {
  public:
   CpuKernel(KernelMetadata metadata, std::array<GridExpression, 3> grid, void* handle, int fd,
             CpuEntry entry)
-      : LoadedKernel(std::move(metadata), std::move(grid)), handle_(handle), fd_(fd),
+      : LoadedKernel(std::move(metadata), std::move(grid)),
+        handle_(handle),
+        fd_(fd),
         entry_(entry) {}
   ~CpuKernel() override {
     dlclose(handle_);
@@ -129,8 +131,8 @@ absl::Status writeAll(int fd, std::string_view bytes) {
     ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return absl::InternalError(absl::StrCat("writing a kernel object failed: ",
-                                              std::strerror(errno)));
+      return absl::InternalError(
+          absl::StrCat("writing a kernel object failed: ", std::strerror(errno)));
     }
     written += static_cast<size_t>(n);
   }
@@ -161,7 +163,8 @@ absl::StatusOr<std::pair<void*, int>> openFromMemory(std::string_view binary) {
     if (!handle) {
       std::string error = dlerror();
       close(fd);
-      return absl::InvalidArgumentError(absl::StrCat("dlopen of the kernel object failed: ", error));
+      return absl::InvalidArgumentError(
+          absl::StrCat("dlopen of the kernel object failed: ", error));
     }
     return std::make_pair(handle, fd);
   }
@@ -171,8 +174,8 @@ absl::StatusOr<std::pair<void*, int>> openFromMemory(std::string_view binary) {
 
 absl::StatusOr<std::pair<void*, int>> openFromTempFile(std::string_view binary) {
   const char* directory = std::getenv("TMPDIR");
-  std::string pattern = absl::StrCat(directory && *directory ? directory : "/tmp",
-                                     "/tilejit-kernel-XXXXXX.so");
+  std::string pattern =
+      absl::StrCat(directory && *directory ? directory : "/tmp", "/tilejit-kernel-XXXXXX.so");
   int fd = mkstemps(pattern.data(), 3);
   if (fd < 0)
     return absl::UnavailableError(absl::StrCat("mkstemps(", pattern, "): ", std::strerror(errno)));
@@ -229,9 +232,9 @@ class CpuDevice : public Device {
     void* address = dlsym(handle, metadata.entry.c_str());
     if (!address) {
       const char* error = dlerror();
-      std::string message = absl::StrCat("kernel object for '", metadata.templateName,
-                                         "' does not export '", metadata.entry,
-                                         "': ", error ? error : "null symbol");
+      std::string message =
+          absl::StrCat("kernel object for '", metadata.templateName, "' does not export '",
+                       metadata.entry, "': ", error ? error : "null symbol");
       dlclose(handle);
       if (fd >= 0) close(fd);
       return absl::InvalidArgumentError(message);
@@ -245,7 +248,8 @@ class CpuDevice : public Device {
     size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
     void* pointer = std::aligned_alloc(256, rounded);
     if (!pointer)
-      return absl::ResourceExhaustedError(absl::StrCat("aligned_alloc of ", bytes, " bytes failed"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("aligned_alloc of ", bytes, " bytes failed"));
     return pointer;
   }
   absl::Status free(void* pointer) override {
@@ -285,8 +289,8 @@ class CpuDevice : public Device {
     int64_t count = 0;
     if (__builtin_mul_overflow(grid[0], grid[1], &count) ||
         __builtin_mul_overflow(count, grid[2], &count))
-      return absl::InvalidArgumentError(absl::StrCat("grid ", grid[0], " x ", grid[1], " x ",
-                                                     grid[2], " overflows 64 bits"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("grid ", grid[0], " x ", grid[1], " x ", grid[2], " overflows 64 bits"));
     pool_.run(&runProgram, &context, count);
     return absl::OkStatus();
   }

@@ -19,7 +19,8 @@ inline constexpr int64_t kDefaultDynamicSharedLimit = 48 * 1024;
 class CudaKernel : public LoadedKernel {
  public:
   CudaKernel(KernelMetadata metadata, Grid grid, Module module, CUfunction function)
-      : LoadedKernel(std::move(metadata), std::move(grid)), module_(std::move(module)),
+      : LoadedKernel(std::move(metadata), std::move(grid)),
+        module_(std::move(module)),
         function_(function) {}
   CUfunction function() const { return function_; }
 
@@ -30,10 +31,14 @@ class CudaKernel : public LoadedKernel {
 
 class CudaDevice : public Device {
  public:
-  CudaDevice(const DriverApi* api, PrimaryContext context, std::string name, int major,
-             int minor, int maxGrid[3], int maxSharedOptin)
-      : api_(api), context_(std::move(context)), name_(std::move(name)), major_(major),
-        minor_(minor), maxGrid_{maxGrid[0], maxGrid[1], maxGrid[2]},
+  CudaDevice(const DriverApi* api, PrimaryContext context, std::string name, int major, int minor,
+             int maxGrid[3], int maxSharedOptin)
+      : api_(api),
+        context_(std::move(context)),
+        name_(std::move(name)),
+        major_(major),
+        minor_(minor),
+        maxGrid_{maxGrid[0], maxGrid[1], maxGrid[2]},
         maxSharedOptin_(maxSharedOptin) {}
 
   std::string name() const override { return absl::StrCat(name_, " (", target(), ")"); }
@@ -42,14 +47,14 @@ class CudaDevice : public Device {
   absl::StatusOr<std::unique_ptr<LoadedKernel>> load(const KernelMetadata& metadata,
                                                      std::string_view binary) override {
     if (metadata.backend != "cuda" || metadata.target != target())
-      return absl::InvalidArgumentError(absl::StrCat(
-          "kernel '", metadata.templateName, "' was compiled for ", metadata.backend, " target ",
-          metadata.target, "; this device is ", name(), " and runs only cuda ", target(),
-          " kernels"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("kernel '", metadata.templateName, "' was compiled for ", metadata.backend,
+                       " target ", metadata.target, "; this device is ", name(),
+                       " and runs only cuda ", target(), " kernels"));
     if (metadata.threadsPerProgram < 1 || metadata.threadsPerProgram > 1024)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "kernel '", metadata.templateName, "' wants ", metadata.threadsPerProgram,
-          " threads per program; CUDA allows 1..1024"));
+      return absl::InvalidArgumentError(absl::StrCat("kernel '", metadata.templateName, "' wants ",
+                                                     metadata.threadsPerProgram,
+                                                     " threads per program; CUDA allows 1..1024"));
     if (metadata.dynamicSharedBytes > maxSharedOptin_)
       return absl::InvalidArgumentError(absl::StrCat(
           "kernel '", metadata.templateName, "' needs ", metadata.dynamicSharedBytes,
@@ -129,9 +134,8 @@ class CudaDevice : public Device {
     void* extra[] = {kLaunchParamBufferPointer, const_cast<void*>(packedArgs),
                      kLaunchParamBufferSize, &size, kLaunchParamEnd};
     const KernelMetadata& metadata = kernel.metadata();
-    return TJ_CU_CHECK(*api_, cuLaunchKernel, cudaKernel.function(),
-                       static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
-                       static_cast<unsigned>(grid[2]),
+    return TJ_CU_CHECK(*api_, cuLaunchKernel, cudaKernel.function(), static_cast<unsigned>(grid[0]),
+                       static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
                        static_cast<unsigned>(metadata.threadsPerProgram), 1u, 1u,
                        static_cast<unsigned>(metadata.dynamicSharedBytes),
                        static_cast<CUstream>(stream), nullptr, extra);
@@ -172,8 +176,8 @@ absl::StatusOr<std::unique_ptr<Device>> createCudaDevice(int ordinal) {
   TJ_ASSIGN_OR_RETURN(maxGrid[2], attribute(CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z));
   TJ_ASSIGN_OR_RETURN(int sharedOptin,
                       attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN));
-  return std::unique_ptr<Device>(std::make_unique<CudaDevice>(
-      api, std::move(context), name, major, minor, maxGrid, sharedOptin));
+  return std::unique_ptr<Device>(std::make_unique<CudaDevice>(api, std::move(context), name, major,
+                                                              minor, maxGrid, sharedOptin));
 }
 
 std::unique_ptr<Device> createBestDevice(std::string* whyNotGpu) {

@@ -14,9 +14,9 @@ absl::Status describe(const DriverApi& api, CUresult result, const char* call) {
   const char* text = nullptr;
   if (api.cuGetErrorName(result, &name) != CUDA_SUCCESS) name = nullptr;
   if (api.cuGetErrorString(result, &text) != CUDA_SUCCESS) text = nullptr;
-  return absl::InternalError(absl::StrCat(call, " failed: ",
-                                          name ? name : absl::StrCat("CUDA error ", result), " (",
-                                          text ? text : "no description", ")"));
+  return absl::InternalError(
+      absl::StrCat(call, " failed: ", name ? name : absl::StrCat("CUDA error ", result), " (",
+                   text ? text : "no description", ")"));
 }
 
 struct LoadedDriver {
@@ -78,21 +78,22 @@ absl::StatusOr<LoadedDriver*> loadDriver() {
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuEventCreate, {"cuEventCreate"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuEventRecord, {"cuEventRecord"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuEventSynchronize, {"cuEventSynchronize"}));
-  TJ_RETURN_IF_ERROR(resolve(lib, api.cuEventElapsedTime,
-                             {"cuEventElapsedTime_v2", "cuEventElapsedTime"}));
+  TJ_RETURN_IF_ERROR(
+      resolve(lib, api.cuEventElapsedTime, {"cuEventElapsedTime_v2", "cuEventElapsedTime"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuEventDestroy, {"cuEventDestroy_v2"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuStreamCreate, {"cuStreamCreate"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuStreamDestroy, {"cuStreamDestroy_v2"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuStreamSynchronize, {"cuStreamSynchronize"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuStreamBeginCapture, {"cuStreamBeginCapture_v2"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuStreamEndCapture, {"cuStreamEndCapture"}));
-  TJ_RETURN_IF_ERROR(resolve(lib, api.cuGraphInstantiateWithFlags,
-                             {"cuGraphInstantiateWithFlags"}));
+  TJ_RETURN_IF_ERROR(
+      resolve(lib, api.cuGraphInstantiateWithFlags, {"cuGraphInstantiateWithFlags"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuGraphLaunch, {"cuGraphLaunch"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuGraphExecDestroy, {"cuGraphExecDestroy"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuGraphDestroy, {"cuGraphDestroy"}));
   // Not check(): it asks driver(), whose initialization is this very function.
-  if (CUresult result = api.cuInit(0); result != CUDA_SUCCESS) return describe(api, result, "cuInit");
+  if (CUresult result = api.cuInit(0); result != CUDA_SUCCESS)
+    return describe(api, result, "cuInit");
   return driver.release();  // lives for the process: handles outlive any static destructor
 }
 
@@ -172,8 +173,8 @@ absl::StatusOr<CUfunction> Module::function(const std::string& name) const {
   CUfunction function = nullptr;
   absl::Status status = TJ_CU_CHECK(api(), cuModuleGetFunction, &function, module_, name.c_str());
   if (!status.ok())
-    return absl::NotFoundError(absl::StrCat("kernel '", name, "' not found in the module: ",
-                                            status.message()));
+    return absl::NotFoundError(
+        absl::StrCat("kernel '", name, "' not found in the module: ", status.message()));
   return function;
 }
 
@@ -194,7 +195,9 @@ absl::StatusOr<Event> Event::create() {
   TJ_RETURN_IF_ERROR(TJ_CU_CHECK(*cu, cuEventCreate, &event, CU_EVENT_DEFAULT));
   return Event(event);
 }
-absl::Status Event::record(CUstream stream) { return TJ_CU_CHECK(api(), cuEventRecord, event_, stream); }
+absl::Status Event::record(CUstream stream) {
+  return TJ_CU_CHECK(api(), cuEventRecord, event_, stream);
+}
 absl::Status Event::synchronize() { return TJ_CU_CHECK(api(), cuEventSynchronize, event_); }
 absl::StatusOr<double> Event::elapsedSince(const Event& start) const {
   float milliseconds = 0;

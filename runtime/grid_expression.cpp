@@ -36,13 +36,13 @@ class GridExpressionParser {
     Op op;
   };
   static constexpr Function kFunctions[] = {
-      {"add", Op::kAdd}, {"sub", Op::kSub},   {"mul", Op::kMul}, {"cdiv", Op::kCdiv},
-      {"div", Op::kDiv}, {"mod", Op::kMod},   {"min", Op::kMin}, {"max", Op::kMax},
+      {"add", Op::kAdd}, {"sub", Op::kSub}, {"mul", Op::kMul}, {"cdiv", Op::kCdiv},
+      {"div", Op::kDiv}, {"mod", Op::kMod}, {"min", Op::kMin}, {"max", Op::kMax},
   };
 
   absl::Status error(std::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrCat("grid expression '", asAbsl(text_), "': ", asAbsl(what),
-                                                   " at column ", position_ + 1));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "grid expression '", asAbsl(text_), "': ", asAbsl(what), " at column ", position_ + 1));
   }
 
   void skipSpace() {
@@ -60,28 +60,27 @@ class GridExpressionParser {
       ++position_;
       return absl::OkStatus();
     }
-    if (position_ == text_.size()) return error(absl::StrCat("expected '", std::string(1, c),
-                                                            "' but the text ended"));
+    if (position_ == text_.size())
+      return error(absl::StrCat("expected '", std::string(1, c), "' but the text ended"));
     return error(absl::StrCat("expected '", std::string(1, c), "' but found '",
                               asAbsl(text_.substr(position_, 1)), "'"));
   }
 
-  void emit(Op op, int64_t operand) {
-    program_->push_back({op, operand});
-  }
+  void emit(Op op, int64_t operand) { program_->push_back({op, operand}); }
 
   // `depth` is the number of values already on the evaluation stack below this expression.
   absl::Status parseExpression(int depth) {
     skipSpace();
     if (depth + 1 > GridExpression::kMaxStackDepth)
-      return error(absl::StrCat("expression nests deeper than ", GridExpression::kMaxStackDepth,
-                                " levels"));
+      return error(
+          absl::StrCat("expression nests deeper than ", GridExpression::kMaxStackDepth, " levels"));
     if (position_ == text_.size()) return error("expected an expression but the text ended");
     char c = text_[position_];
     if (std::isdigit(static_cast<unsigned char>(c))) {
       size_t start = position_;
       int64_t value = 0;
-      while (position_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[position_]))) {
+      while (position_ < text_.size() &&
+             std::isdigit(static_cast<unsigned char>(text_[position_]))) {
         int digit = text_[position_] - '0';
         if (value > (INT64_MAX - digit) / 10) {
           position_ = start;
@@ -110,8 +109,8 @@ class GridExpressionParser {
         position_ = start;
         std::vector<std::string> names;
         for (const Function& candidate : kFunctions) names.emplace_back(candidate.name);
-        return error(absl::StrCat("unknown function '", asAbsl(name), "'; known functions: ",
-                                  absl::StrJoin(names, ", ")));
+        return error(absl::StrCat("unknown function '", asAbsl(name),
+                                  "'; known functions: ", absl::StrJoin(names, ", ")));
       }
       ++position_;  // '('
       if (absl::Status status = parseExpression(depth); !status.ok()) return status;
@@ -125,11 +124,10 @@ class GridExpressionParser {
     auto it = std::find(symbols_.begin(), symbols_.end(), name);
     if (it == symbols_.end()) {
       position_ = start;
-      return error(absl::StrCat(
-          "unknown shape symbol '", asAbsl(name), "'; ",
-          symbols_.empty() ? std::string("the kernel has no shape symbols")
-                           : absl::StrCat("the kernel's shape symbols are ",
-                                          absl::StrJoin(symbols_, ", "))));
+      return error(absl::StrCat("unknown shape symbol '", asAbsl(name), "'; ",
+                                symbols_.empty() ? std::string("the kernel has no shape symbols")
+                                                 : absl::StrCat("the kernel's shape symbols are ",
+                                                                absl::StrJoin(symbols_, ", "))));
     }
     emit(Op::kSymbol, it - symbols_.begin());
     return absl::OkStatus();
@@ -239,8 +237,8 @@ absl::StatusOr<std::array<GridExpression, 3>> parseGrid(const KernelMetadata& me
   for (int axis = 0; axis < 3; ++axis) {
     absl::StatusOr<GridExpression> expression = GridExpression::parse(metadata.grid[axis], symbols);
     if (!expression.ok())
-      return absl::InvalidArgumentError(absl::StrCat("kernel '", metadata.templateName,
-                                                     "' grid ", kAxes[axis], ": ",
+      return absl::InvalidArgumentError(absl::StrCat("kernel '", metadata.templateName, "' grid ",
+                                                     kAxes[axis], ": ",
                                                      expression.status().message()));
     grid[axis] = *std::move(expression);
   }

@@ -1,8 +1,7 @@
 #include "runtime/kernel_metadata.h"
 
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -30,7 +29,8 @@ Json dimToJson(const DimSpec& dim) {
 class Reader {
  public:
   absl::Status error(std::string_view path, std::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrCat("kernel metadata: ", asAbsl(path), ": ", asAbsl(what)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("kernel metadata: ", asAbsl(path), ": ", asAbsl(what)));
   }
 
   static std::string describe(const Json& value) {
@@ -92,9 +92,8 @@ std::string serializeMetadata(const KernelMetadata& metadata) {
   root["parameters"] = std::move(parameters);
   Json args = Json::array();
   for (const ArgSpec& arg : metadata.args) {
-    Json entry = {{"name", arg.name},
-                  {"kind", kindName(arg.kind)},
-                  {"dtype", dtypeName(arg.dtype)}};
+    Json entry = {
+        {"name", arg.name}, {"kind", kindName(arg.kind)}, {"dtype", dtypeName(arg.dtype)}};
     if (arg.kind == ArgSpec::Kind::kView) {
       Json dims = Json::array();
       for (const DimSpec& dim : arg.dims) dims.push_back(dimToJson(dim));
@@ -136,7 +135,8 @@ absl::StatusOr<ArgSpec> parseArg(const Reader& reader, const Json& entry, std::s
   }
   TJ_ASSIGN_OR_RETURN(std::string dtype, reader.string(entry, path, "dtype"));
   absl::StatusOr<DType> parsed = parseDType(dtype);
-  if (!parsed.ok()) return reader.error(absl::StrCat(asAbsl(path), ".dtype"),
+  if (!parsed.ok())
+    return reader.error(absl::StrCat(asAbsl(path), ".dtype"),
                         std::string(parsed.status().message()));
   arg.dtype = *parsed;
   if (arg.kind == ArgSpec::Kind::kScalar) return arg;
@@ -181,9 +181,9 @@ absl::StatusOr<KernelMetadata> parseRoot(const Json& root) {
     for (size_t i = 0; i < it->size(); ++i) {
       const Json& pair = (*it)[i];
       if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
-        return reader.error(absl::StrCat("parameters[", i, "]"),
-                            absl::StrCat("expected [\"name\", \"value\"], got ",
-                                         Reader::describe(pair)));
+        return reader.error(
+            absl::StrCat("parameters[", i, "]"),
+            absl::StrCat("expected [\"name\", \"value\"], got ", Reader::describe(pair)));
       metadata.parameters.emplace_back(pair[0].get<std::string>(), pair[1].get<std::string>());
     }
   }
@@ -198,8 +198,8 @@ absl::StatusOr<KernelMetadata> parseRoot(const Json& root) {
 
   TJ_ASSIGN_OR_RETURN(const Json* grid, reader.field(root, "<root>", "grid"));
   if (!grid->is_array() || grid->size() != 3)
-    return reader.error("grid", absl::StrCat("expected an array of 3 expressions, got ",
-                                             Reader::describe(*grid)));
+    return reader.error(
+        "grid", absl::StrCat("expected an array of 3 expressions, got ", Reader::describe(*grid)));
   for (int i = 0; i < 3; ++i) {
     if (!(*grid)[i].is_string())
       return reader.error(absl::StrCat("grid[", i, "]"),

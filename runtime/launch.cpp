@@ -44,11 +44,13 @@ std::string argLabel(const ArgSpec& spec, size_t index) {
 }
 
 std::string describeSpec(const ArgSpec& spec) {
-  if (spec.kind == ArgSpec::Kind::kScalar) return absl::StrCat("a ", asAbsl(dtypeName(spec.dtype)), " scalar");
+  if (spec.kind == ArgSpec::Kind::kScalar)
+    return absl::StrCat("a ", asAbsl(dtypeName(spec.dtype)), " scalar");
   std::vector<std::string> dims;
   for (const DimSpec& dim : spec.dims)
     dims.push_back(dim.isSymbolic() ? dim.symbol : absl::StrCat(dim.value));
-  return absl::StrCat("a ", asAbsl(dtypeName(spec.dtype)), " view [", absl::StrJoin(dims, ", "), "]");
+  return absl::StrCat("a ", asAbsl(dtypeName(spec.dtype)), " view [", absl::StrJoin(dims, ", "),
+                      "]");
 }
 
 std::string describeShape(const TensorArg& tensor) {
@@ -89,7 +91,8 @@ absl::Status checkView(const KernelMetadata& metadata, size_t index, const ArgSp
   int rank = static_cast<int>(spec.dims.size());
   if (rank > kMaxRank)
     return absl::InvalidArgumentError(absl::StrCat(argLabel(spec, index), ": the signature's rank ",
-                                                   rank, " exceeds the runtime's limit ", kMaxRank));
+                                                   rank, " exceeds the runtime's limit ",
+                                                   kMaxRank));
   if (tensor.rank != rank)
     return absl::InvalidArgumentError(absl::StrCat(
         argLabel(spec, index), ": rank ", tensor.rank, " (shape ", describeShape(tensor),
@@ -99,23 +102,23 @@ absl::Status checkView(const KernelMetadata& metadata, size_t index, const ArgSp
   for (int d = 0; d < rank; ++d) {
     int64_t extent = tensor.shape[d];
     if (extent < 0)
-      return absl::InvalidArgumentError(absl::StrCat(argLabel(spec, index), " dim ", d,
-                                                     " has negative extent ", extent));
+      return absl::InvalidArgumentError(
+          absl::StrCat(argLabel(spec, index), " dim ", d, " has negative extent ", extent));
     elements *= extent;
     const DimSpec& dim = spec.dims[d];
     if (!dim.isSymbolic()) {
       if (extent != dim.value)
-        return absl::InvalidArgumentError(
-            absl::StrCat(argLabel(spec, index), " dim ", d, " is ", extent, " but must be ",
-                         dim.value, " (", whyFixed(metadata, dim.value), ")"));
+        return absl::InvalidArgumentError(absl::StrCat(argLabel(spec, index), " dim ", d, " is ",
+                                                       extent, " but must be ", dim.value, " (",
+                                                       whyFixed(metadata, dim.value), ")"));
       continue;
     }
     int s = 0;
     while (s < symbolCount && symbols[s].name != dim.symbol) ++s;
     if (s == symbolCount) {
       if (symbolCount == kMaxShapeSymbols)
-        return absl::InvalidArgumentError(absl::StrCat(
-            "the kernel has more than ", kMaxShapeSymbols, " shape symbols"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("the kernel has more than ", kMaxShapeSymbols, " shape symbols"));
       symbols[s] = {dim.symbol, extent, index, d};
       symbolValues[s] = extent;
       ++symbolCount;
@@ -129,23 +132,22 @@ absl::Status checkView(const KernelMetadata& metadata, size_t index, const ArgSp
   if (elements == 0) return absl::OkStatus();  // nothing is read or written: any pointer does
 
   if (tensor.data == nullptr)
-    return absl::InvalidArgumentError(absl::StrCat(argLabel(spec, index),
-                                                   ": data pointer is null but the view has ",
-                                                   elements, " elements"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        argLabel(spec, index), ": data pointer is null but the view has ", elements, " elements"));
   if (rank == 0) return absl::OkStatus();
   if (tensor.shape[rank - 1] > 1 && tensor.strides[rank - 1] != 1)
-    return absl::InvalidArgumentError(absl::StrCat(
-        argLabel(spec, index), ": innermost stride is ", tensor.strides[rank - 1],
-        " but must be 1 (the innermost dimension must be dense)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(argLabel(spec, index), ": innermost stride is ", tensor.strides[rank - 1],
+                     " but must be 1 (the innermost dimension must be dense)"));
   if (spec.contiguous) {
     int64_t expected = 1;
     for (int d = rank - 1; d >= 0; --d) {
       // A stride of a dimension of extent 1 never multiplies a non-zero index.
       if (tensor.shape[d] > 1 && tensor.strides[d] != expected)
-        return absl::InvalidArgumentError(absl::StrCat(
-            argLabel(spec, index), " must be contiguous but dim ", d, " has stride ",
-            tensor.strides[d], " where a dense row-major view of shape ", describeShape(tensor),
-            " has ", expected));
+        return absl::InvalidArgumentError(
+            absl::StrCat(argLabel(spec, index), " must be contiguous but dim ", d, " has stride ",
+                         tensor.strides[d], " where a dense row-major view of shape ",
+                         describeShape(tensor), " has ", expected));
       expected *= tensor.shape[d];
     }
   }
@@ -177,9 +179,9 @@ absl::Status checkScalar(size_t index, const ArgSpec& spec, const ScalarArg& sca
         absl::StrCat(argLabel(spec, index), ": scalar dtype ", asAbsl(dtypeName(scalar.dtype)),
                      " does not match the signature's ", asAbsl(dtypeName(spec.dtype))));
   if (spec.dtype == DType::kF16 || spec.dtype == DType::kBF16)
-    return absl::InvalidArgumentError(absl::StrCat(
-        argLabel(spec, index), ": ", asAbsl(dtypeName(spec.dtype)),
-        " scalars have no slot in the kernel ABI; pass them as f32"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(argLabel(spec, index), ": ", asAbsl(dtypeName(spec.dtype)),
+                     " scalars have no slot in the kernel ABI; pass them as f32"));
   return absl::OkStatus();
 }
 
@@ -211,12 +213,12 @@ absl::Status Device::launch(const LoadedKernel& kernel, absl::Span<const KernelA
     const KernelArg& arg = args[i];
     bool isView = spec.kind == ArgSpec::Kind::kView;
     if (isView != (arg.kind == KernelArg::Kind::kTensor))
-      return absl::InvalidArgumentError(absl::StrCat(
-          argLabel(spec, i), ": the signature takes ", describeSpec(spec), " but got a ",
-          isView ? "scalar" : "tensor"));
+      return absl::InvalidArgumentError(absl::StrCat(argLabel(spec, i), ": the signature takes ",
+                                                     describeSpec(spec), " but got a ",
+                                                     isView ? "scalar" : "tensor"));
     if (isView) {
-      TJ_RETURN_IF_ERROR(checkView(metadata, i, spec, arg.tensor, symbols, symbolCount,
-                                          symbolValues));
+      TJ_RETURN_IF_ERROR(
+          checkView(metadata, i, spec, arg.tensor, symbols, symbolCount, symbolValues));
       packedSize += 8 * (1 + 2 * spec.dims.size());
     } else {
       TJ_RETURN_IF_ERROR(checkScalar(i, spec, arg.scalar));
@@ -224,10 +226,9 @@ absl::Status Device::launch(const LoadedKernel& kernel, absl::Span<const KernelA
     }
   }
   if (packedSize > kMaxPackedBytes)
-    return absl::InvalidArgumentError(absl::StrCat("the kernel '", metadata.templateName,
-                                                   "' needs ", packedSize,
-                                                   " bytes of arguments; the limit is ",
-                                                   kMaxPackedBytes));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the kernel '", metadata.templateName, "' needs ", packedSize,
+                     " bytes of arguments; the limit is ", kMaxPackedBytes));
 
   int64_t grid[3];
   static constexpr const char* kAxes[] = {"x", "y", "z"};
@@ -236,13 +237,13 @@ absl::Status Device::launch(const LoadedKernel& kernel, absl::Span<const KernelA
     const GridExpression& expression = kernel.grid()[axis];
     grid[axis] = expression.evaluate(symbolValues);
     if (grid[axis] == GridExpression::kUndefined)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "grid ", kAxes[axis], " '", expression.text(),
-          "' is undefined for these shapes (division by zero or overflow)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("grid ", kAxes[axis], " '", expression.text(),
+                       "' is undefined for these shapes (division by zero or overflow)"));
     if (grid[axis] < 0)
-      return absl::InvalidArgumentError(absl::StrCat("grid ", kAxes[axis], " '",
-                                                     expression.text(), "' is negative (",
-                                                     grid[axis], ") for these shapes"));
+      return absl::InvalidArgumentError(absl::StrCat("grid ", kAxes[axis], " '", expression.text(),
+                                                     "' is negative (", grid[axis],
+                                                     ") for these shapes"));
     if (grid[axis] == 0) empty = true;
   }
   if (empty) return absl::OkStatus();  // no program would run: nothing to launch

@@ -3,6 +3,7 @@
 //   tilejit compile <template> --emit S  print one stage (ir, specialized, cpp, binary, resources)
 //   tilejit cache ls|stats|verify|gc|clear
 //   tilejit targets
+//   tilejit aot <manifest.json>        precompile a grid of kernels into a bundle
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "cache/cache_command.h"
 #include "compiler/embedded_files.h"
 #include "compiler/jit_compiler.h"
+#include "tools/aot/aot_command.h"
 #include "tools/harness/kernel_case.h"
 
 namespace tilejit {
@@ -31,6 +33,7 @@ commands:
   compile TEMPLATE    compile one specialization and print a stage of it
   cache SUBCOMMAND    inspect or maintain the kernel cache (tilejit cache --help)
   targets             list the targets and their properties
+  aot MANIFEST        precompile a manifest's grid of kernels into a bundle (tilejit aot --help)
 
 TEMPLATE is a shipped template name (merge_attn_states, reshape_and_cache, ...) or a path to
 a .mlir file. `tilejit <command> --help` describes each command's options.
@@ -248,6 +251,7 @@ int main(int argc, char** argv) {
   args.erase(args.begin());
   if (command == "cache") return runCacheCommand(args, std::cout, std::cerr);
   if (command == "targets") return targetsCommand();
+  if (command == "aot") return runAotCommand(args);
   absl::StatusOr<Options> options = parseOptions(args);
   if (!options.ok()) return fail(options.status());
   if (command == "compile") return compileCommand(*options);

@@ -81,8 +81,8 @@ absl::Status writeFile(const std::string& path, const std::string& content) {
   std::error_code error;
   fs::create_directories(fs::path(path).parent_path(), error);
   if (error)
-    return absl::InternalError(absl::StrCat("creating the directory of ", path, ": ",
-                                            error.message()));
+    return absl::InternalError(
+        absl::StrCat("creating the directory of ", path, ": ", error.message()));
   std::ofstream out(path, std::ios::binary);
   out.write(content.data(), static_cast<std::streamsize>(content.size()));
   out.close();
@@ -106,8 +106,8 @@ absl::Status checkIncludeName(const std::string& name) {
   for (const fs::path& part : path)
     if (part == "..") escapes = true;
   if (escapes)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "header include name '", name, "' must be a relative path without '..'"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("header include name '", name, "' must be a relative path without '..'"));
   return absl::OkStatus();
 }
 
@@ -132,12 +132,11 @@ absl::StatusOr<ProcessResult> runProcess(const std::vector<std::string>& argv,
   int spawned = posix_spawn(&pid, argv[0].c_str(), &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0)
-    return absl::UnavailableError(absl::StrCat("cannot run ", argv[0], ": ",
-                                               std::strerror(spawned)));
+    return absl::UnavailableError(
+        absl::StrCat("cannot run ", argv[0], ": ", std::strerror(spawned)));
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR)
-      return absl::InternalError(absl::StrCat("waitpid: ", std::strerror(errno)));
+    if (errno != EINTR) return absl::InternalError(absl::StrCat("waitpid: ", std::strerror(errno)));
   }
   ProcessResult result;
   absl::StatusOr<std::string> output = readFile(logPath);
@@ -160,8 +159,8 @@ absl::StatusOr<std::string> compilerVersion(const std::string& compiler) {
   TJ_ASSIGN_OR_RETURN(ProcessResult probe,
                       runProcess({compiler, "--version"}, directory.path() + "/version.txt"));
   if (probe.exitCode != 0)
-    return absl::UnavailableError(absl::StrCat(compiler, " --version failed (exit ",
-                                               probe.exitCode, "): ", probe.output));
+    return absl::UnavailableError(
+        absl::StrCat(compiler, " --version failed (exit ", probe.exitCode, "): ", probe.output));
   std::string firstLine = probe.output.substr(0, probe.output.find('\n'));
   return versions->emplace(compiler, firstLine).first->second;
 }
@@ -218,16 +217,17 @@ class HostCxxToolchain : public Toolchain {
 
 absl::StatusOr<std::unique_ptr<Toolchain>> createHostCxxToolchain(const TargetDescription& target) {
   if (target.backend != "cpu")
-    return absl::InvalidArgumentError(absl::StrCat("the host C++ toolchain compiles only cpu "
-                                                   "targets, not ", target.name, " (",
-                                                   target.backend, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the host C++ toolchain compiles only cpu "
+                     "targets, not ",
+                     target.name, " (", target.backend, ")"));
   std::vector<std::string> tried;
   std::string compiler;
   if (const char* chosen = std::getenv("TILEJIT_HOST_CXX"); chosen && *chosen) {
     compiler = findExecutable(chosen);
     if (compiler.empty())
-      return absl::UnavailableError(absl::StrCat("TILEJIT_HOST_CXX=", chosen,
-                                                 " is not an executable (looked in PATH)"));
+      return absl::UnavailableError(
+          absl::StrCat("TILEJIT_HOST_CXX=", chosen, " is not an executable (looked in PATH)"));
   } else {
     for (const char* candidate : {"c++", "g++", "clang++-22"}) {
       compiler = findExecutable(candidate);
@@ -235,9 +235,9 @@ absl::StatusOr<std::unique_ptr<Toolchain>> createHostCxxToolchain(const TargetDe
       tried.push_back(candidate);
     }
     if (compiler.empty())
-      return absl::UnavailableError(absl::StrCat(
-          "no host C++ compiler found in PATH (tried ", absl::StrJoin(tried, ", "),
-          "); set TILEJIT_HOST_CXX"));
+      return absl::UnavailableError(absl::StrCat("no host C++ compiler found in PATH (tried ",
+                                                 absl::StrJoin(tried, ", "),
+                                                 "); set TILEJIT_HOST_CXX"));
   }
   TJ_ASSIGN_OR_RETURN(std::string version, compilerVersion(compiler));
   return std::unique_ptr<Toolchain>(std::make_unique<HostCxxToolchain>(compiler, version));

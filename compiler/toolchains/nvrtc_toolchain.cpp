@@ -58,17 +58,24 @@ absl::StatusOr<std::unique_ptr<NvrtcApi>> loadNvrtc() {
   auto api = std::make_unique<NvrtcApi>();
   api->library = *std::move(library);
   const DynamicLibrary& lib = api->library;
-  TJ_ASSIGN_OR_RETURN(api->getErrorString, lib.symbol<decltype(api->getErrorString)>("nvrtcGetErrorString"));
+  TJ_ASSIGN_OR_RETURN(api->getErrorString,
+                      lib.symbol<decltype(api->getErrorString)>("nvrtcGetErrorString"));
   TJ_ASSIGN_OR_RETURN(api->version, lib.symbol<decltype(api->version)>("nvrtcVersion"));
-  TJ_ASSIGN_OR_RETURN(api->createProgram, lib.symbol<decltype(api->createProgram)>("nvrtcCreateProgram"));
-  TJ_ASSIGN_OR_RETURN(api->destroyProgram, lib.symbol<decltype(api->destroyProgram)>("nvrtcDestroyProgram"));
-  TJ_ASSIGN_OR_RETURN(api->compileProgram, lib.symbol<decltype(api->compileProgram)>("nvrtcCompileProgram"));
-  TJ_ASSIGN_OR_RETURN(api->getCubinSize, lib.symbol<decltype(api->getCubinSize)>("nvrtcGetCUBINSize"));
+  TJ_ASSIGN_OR_RETURN(api->createProgram,
+                      lib.symbol<decltype(api->createProgram)>("nvrtcCreateProgram"));
+  TJ_ASSIGN_OR_RETURN(api->destroyProgram,
+                      lib.symbol<decltype(api->destroyProgram)>("nvrtcDestroyProgram"));
+  TJ_ASSIGN_OR_RETURN(api->compileProgram,
+                      lib.symbol<decltype(api->compileProgram)>("nvrtcCompileProgram"));
+  TJ_ASSIGN_OR_RETURN(api->getCubinSize,
+                      lib.symbol<decltype(api->getCubinSize)>("nvrtcGetCUBINSize"));
   TJ_ASSIGN_OR_RETURN(api->getCubin, lib.symbol<decltype(api->getCubin)>("nvrtcGetCUBIN"));
   TJ_ASSIGN_OR_RETURN(api->getPtxSize, lib.symbol<decltype(api->getPtxSize)>("nvrtcGetPTXSize"));
   TJ_ASSIGN_OR_RETURN(api->getPtx, lib.symbol<decltype(api->getPtx)>("nvrtcGetPTX"));
-  TJ_ASSIGN_OR_RETURN(api->getProgramLogSize, lib.symbol<decltype(api->getProgramLogSize)>("nvrtcGetProgramLogSize"));
-  TJ_ASSIGN_OR_RETURN(api->getProgramLog, lib.symbol<decltype(api->getProgramLog)>("nvrtcGetProgramLog"));
+  TJ_ASSIGN_OR_RETURN(api->getProgramLogSize,
+                      lib.symbol<decltype(api->getProgramLogSize)>("nvrtcGetProgramLogSize"));
+  TJ_ASSIGN_OR_RETURN(api->getProgramLog,
+                      lib.symbol<decltype(api->getProgramLog)>("nvrtcGetProgramLog"));
   TJ_RETURN_IF_ERROR(api->check(api->version(&api->major, &api->minor), "nvrtcVersion"));
   return api;
 }
@@ -151,7 +158,12 @@ std::optional<T> readAt(const std::string& bytes, uint64_t offset) {
 // is missing from the log when nvrtc serves the CUBIN from its compile cache, so the binary
 // is the reliable source. Returns false when the ELF is not understood.
 bool readCubinResources(const std::string& cubin, const std::string& entry, ResourceUsage& usage) {
-  if (cubin.size() < 64 || cubin.compare(0, 4, "\x7f" "ELF") != 0 || cubin[4] != 2) return false;
+  if (cubin.size() < 64 ||
+      cubin.compare(0, 4,
+                    "\x7f"
+                    "ELF") != 0 ||
+      cubin[4] != 2)
+    return false;
   auto sectionHeaders = readAt<uint64_t>(cubin, 0x28);
   auto headerSize = readAt<uint16_t>(cubin, 0x3A);
   auto sectionCount = readAt<uint16_t>(cubin, 0x3C);
@@ -230,8 +242,8 @@ bool isDirectory(const char* path) {
 class NvrtcToolchain : public Toolchain {
  public:
   NvrtcToolchain(const NvrtcApi& api, const TargetDescription& target) : api_(api) {
-    options_ = {absl::StrCat("--gpu-architecture=", target.name), "-std=c++17",
-                "-default-device", "-Xptxas=-v"};
+    options_ = {absl::StrCat("--gpu-architecture=", target.name), "-std=c++17", "-default-device",
+                "-Xptxas=-v"};
     // The device library is self-contained; the toolkit headers only help hand-written TUs.
     if (isDirectory("/usr/local/cuda/include"))
       options_.push_back("--include-path=/usr/local/cuda/include");
@@ -251,11 +263,11 @@ class NvrtcToolchain : public Toolchain {
     }
     nvrtcProgram raw = nullptr;
     std::string sourceName = request.sourceName.empty() ? "kernel.cu" : request.sourceName;
-    TJ_RETURN_IF_ERROR(api_.check(
-        api_.createProgram(&raw, request.source.c_str(), sourceName.c_str(),
-                           static_cast<int>(request.headers.size()), headerContents.data(),
-                           headerNames.data()),
-        "nvrtcCreateProgram"));
+    TJ_RETURN_IF_ERROR(
+        api_.check(api_.createProgram(&raw, request.source.c_str(), sourceName.c_str(),
+                                      static_cast<int>(request.headers.size()),
+                                      headerContents.data(), headerNames.data()),
+                   "nvrtcCreateProgram"));
     Program program(api_, raw);
 
     std::vector<const char*> options;
@@ -265,22 +277,24 @@ class NvrtcToolchain : public Toolchain {
 
     CompileResult result;
     size_t logSize = 0;
-    TJ_RETURN_IF_ERROR(api_.check(api_.getProgramLogSize(program.get(), &logSize),
-                                  "nvrtcGetProgramLogSize"));
+    TJ_RETURN_IF_ERROR(
+        api_.check(api_.getProgramLogSize(program.get(), &logSize), "nvrtcGetProgramLogSize"));
     result.log.resize(logSize);
     if (logSize)
-      TJ_RETURN_IF_ERROR(api_.check(api_.getProgramLog(program.get(), result.log.data()),
-                                    "nvrtcGetProgramLog"));
+      TJ_RETURN_IF_ERROR(
+          api_.check(api_.getProgramLog(program.get(), result.log.data()), "nvrtcGetProgramLog"));
     while (!result.log.empty() && result.log.back() == '\0') result.log.pop_back();
     if (compiled != NVRTC_SUCCESS)
-      return absl::InvalidArgumentError(absl::StrCat("nvrtc failed to compile ", sourceName,
-                                                     " (", api_.getErrorString(compiled), "):\n",
+      return absl::InvalidArgumentError(absl::StrCat("nvrtc failed to compile ", sourceName, " (",
+                                                     api_.getErrorString(compiled), "):\n",
                                                      result.log));
 
     size_t cubinSize = 0;
-    TJ_RETURN_IF_ERROR(api_.check(api_.getCubinSize(program.get(), &cubinSize), "nvrtcGetCUBINSize"));
+    TJ_RETURN_IF_ERROR(
+        api_.check(api_.getCubinSize(program.get(), &cubinSize), "nvrtcGetCUBINSize"));
     result.binary.resize(cubinSize);
-    TJ_RETURN_IF_ERROR(api_.check(api_.getCubin(program.get(), result.binary.data()), "nvrtcGetCUBIN"));
+    TJ_RETURN_IF_ERROR(
+        api_.check(api_.getCubin(program.get(), result.binary.data()), "nvrtcGetCUBIN"));
     size_t ptxSize = 0;
     if (api_.getPtxSize(program.get(), &ptxSize) == NVRTC_SUCCESS && ptxSize > 0) {
       result.intermediate.resize(ptxSize);

@@ -9,8 +9,10 @@ absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(const TargetDescripti
   if (target.backend == "cuda") return createNvrtcToolchain(target);
   if (target.backend == "cpu") return createHostCxxToolchain(target);
   if (target.backend == "hip")
-    return absl::UnimplementedError(absl::StrCat("AMD toolchain not built yet (issue: AMD backend); "
-                                                 "target ", target.name, " cannot be compiled"));
+    return absl::UnimplementedError(
+        absl::StrCat("AMD toolchain not built yet (issue: AMD backend); "
+                     "target ",
+                     target.name, " cannot be compiled"));
   return absl::InvalidArgumentError(absl::StrCat("target ", target.name, " has backend '",
                                                  target.backend,
                                                  "'; toolchains exist for 'cuda' and 'cpu'"));

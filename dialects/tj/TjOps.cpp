@@ -160,7 +160,7 @@ SmallVector<ParamOp> TemplateOp::getParams() {
   return params;
 }
 
-LogicalResult TemplateOp::verify() {
+LogicalResult TemplateOp::verifyRegions() {
   int kernels = 0, launches = 0;
   for (Operation& op : getBody().front()) {
     if (isa<KernelOp>(op)) ++kernels;

@@ -24,7 +24,7 @@ def Tj_TemplateOp : Tj_Op<"template", [Symbol, SymbolTable, IsolatedFromAbove,
   let arguments = (ins SymbolNameAttr:$sym_name);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "$sym_name attr-dict-with-keyword $body";
-  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let extraClassDeclaration = [{
     class KernelOp getKernel();
     class LaunchOp getLaunch();

@@ -80,7 +80,8 @@ std::vector<float> runFill(Device& device, const Toolchain& toolchain, float off
   EXPECT_TRUE(compiled.ok()) << compiled.status();
   if (!compiled.ok()) return {};
   EXPECT_GT(compiled->seconds, 0);
-  absl::StatusOr<std::unique_ptr<LoadedKernel>> kernel = device.load(fillMetadata(), compiled->binary);
+  absl::StatusOr<std::unique_ptr<LoadedKernel>> kernel =
+      device.load(fillMetadata(), compiled->binary);
   EXPECT_TRUE(kernel.ok()) << kernel.status();
   if (!kernel.ok()) return {};
   std::vector<float> out(n, -1.0f);  // poisoned: every element must be written
@@ -121,9 +122,8 @@ TEST(HostCxxToolchain, SyntaxErrorReportsTheCompilerMessage) {
   absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
   ASSERT_FALSE(compiled.ok());
   EXPECT_EQ(compiled.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(compiled.status().message(),
-              AllOf(HasSubstr("failed to compile fill.cpp"), HasSubstr("fill.cpp:"),
-                    HasSubstr("error")));
+  EXPECT_THAT(compiled.status().message(), AllOf(HasSubstr("failed to compile fill.cpp"),
+                                                 HasSubstr("fill.cpp:"), HasSubstr("error")));
 }
 
 TEST(HostCxxToolchain, RefusesHeadersOutsideItsDirectory) {
@@ -174,7 +174,8 @@ TEST(NvrtcToolchain, CompilesForSm90AndReportsRegisters) {
   CompileRequest request;
   request.sourceName = "scale.cu";
   request.entry = "tj_scale";
-  request.headers = {{"tj/factor.h", "#pragma once\n__device__ inline float factor() { return 2.0f; }\n"}};
+  request.headers = {
+      {"tj/factor.h", "#pragma once\n__device__ inline float factor() { return 2.0f; }\n"}};
   request.source = R"(
 #include "tj/factor.h"
 extern "C" __global__ void tj_scale(float* x, int n) {
@@ -185,7 +186,9 @@ extern "C" __global__ void tj_scale(float* x, int n) {
   absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   ASSERT_GE(compiled->binary.size(), 4u);
-  EXPECT_EQ(compiled->binary.substr(0, 4), "\x7f" "ELF");
+  EXPECT_EQ(compiled->binary.substr(0, 4),
+            "\x7f"
+            "ELF");
   EXPECT_GT(compiled->resources.registers, 0) << compiled->log;
   EXPECT_EQ(compiled->resources.spillStores, 0);
   EXPECT_THAT(compiled->intermediate, HasSubstr(".entry tj_scale"));
@@ -258,8 +261,7 @@ TEST(NvrtcToolchain, CompileErrorCarriesTheLog) {
   absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
   ASSERT_FALSE(compiled.ok());
   EXPECT_EQ(compiled.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(compiled.status().message(),
-              AllOf(HasSubstr("broken.cu"), HasSubstr("undeclared")));
+  EXPECT_THAT(compiled.status().message(), AllOf(HasSubstr("broken.cu"), HasSubstr("undeclared")));
 }
 
 }  // namespace

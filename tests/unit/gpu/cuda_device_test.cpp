@@ -2,9 +2,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -82,8 +82,7 @@ class CudaDeviceTest : public ::testing::Test {
     return data;
   }
 
-  void expectAxpy(const std::vector<float>& input, const std::vector<float>& output,
-                  float scale) {
+  void expectAxpy(const std::vector<float>& input, const std::vector<float>& output, float scale) {
     ASSERT_EQ(input.size(), output.size());
     // The GPU may contract the multiply-add into an FMA: allow the one rounding it saves.
     for (size_t i = 0; i < input.size(); ++i) {
@@ -106,8 +105,8 @@ TEST_F(CudaDeviceTest, CompilesLoadsAndLaunches) {
   void* buffer = *device->allocate(n * sizeof(float));
   ASSERT_TRUE(device->copyToDevice(buffer, input.data(), n * sizeof(float)).ok());
   ASSERT_TRUE(device
-                  ->launch(**kernel, {TensorArg::contiguous(buffer, DType::kF32, {n}),
-                                      ScalarArg::f32(1.5f)})
+                  ->launch(**kernel,
+                           {TensorArg::contiguous(buffer, DType::kF32, {n}), ScalarArg::f32(1.5f)})
                   .ok());
   ASSERT_TRUE(device->synchronize().ok());
   std::vector<float> output(n);
@@ -116,8 +115,8 @@ TEST_F(CudaDeviceTest, CompilesLoadsAndLaunches) {
 
   absl::StatusOr<std::vector<double>> times = device->time(
       [&] {
-        return device->launch(**kernel, {TensorArg::contiguous(buffer, DType::kF32, {n}),
-                                         ScalarArg::f32(1.0f)});
+        return device->launch(
+            **kernel, {TensorArg::contiguous(buffer, DType::kF32, {n}), ScalarArg::f32(1.0f)});
       },
       2, 5);
   ASSERT_TRUE(times.ok()) << times.status();
@@ -186,8 +185,8 @@ TEST_F(CudaDeviceTest, GridLimitsAndDriverErrors) {
   void* buffer = *device->allocate(70000 * sizeof(float));
   absl::Status launched = device->launch(
       **kernel, {TensorArg::contiguous(buffer, DType::kF32, {70000}), ScalarArg::f32(1.0f)});
-  EXPECT_THAT(launched.message(), AllOf(HasSubstr("grid y 'n' is 70000"),
-                                        HasSubstr("allows at most 65535")));
+  EXPECT_THAT(launched.message(),
+              AllOf(HasSubstr("grid y 'n' is 70000"), HasSubstr("allows at most 65535")));
   EXPECT_TRUE(device->free(buffer).ok());
 
   absl::StatusOr<std::unique_ptr<LoadedKernel>> garbage =

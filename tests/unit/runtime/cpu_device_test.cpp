@@ -64,7 +64,12 @@ TEST(CpuDevice, MemoryHelpers) {
   EXPECT_EQ(back[3], 4);
   EXPECT_TRUE(device->free(*memory).ok());
   int calls = 0;
-  auto times = device->time([&] { ++calls; return absl::OkStatus(); }, 2, 5);
+  auto times = device->time(
+      [&] {
+        ++calls;
+        return absl::OkStatus();
+      },
+      2, 5);
   ASSERT_TRUE(times.ok());
   EXPECT_EQ(times->size(), 5u);
   EXPECT_EQ(calls, 7);

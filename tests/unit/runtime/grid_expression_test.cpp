@@ -61,9 +61,8 @@ TEST(GridExpression, DefaultIsOne) {
 }
 
 TEST(GridExpression, ParseErrors) {
-  EXPECT_THAT(parseError("cdiv(num_token, 4)"),
-              AllOf(HasSubstr("unknown shape symbol 'num_token'"),
-                    HasSubstr("num_tokens, num_seqs, width")));
+  EXPECT_THAT(parseError("cdiv(num_token, 4)"), AllOf(HasSubstr("unknown shape symbol 'num_token'"),
+                                                      HasSubstr("num_tokens, num_seqs, width")));
   EXPECT_THAT(parseError("pow(2, 3)"),
               AllOf(HasSubstr("unknown function 'pow'"), HasSubstr("cdiv")));
   EXPECT_THAT(parseError("cdiv(num_tokens, 4"), HasSubstr("expected ')' but the text ended"));

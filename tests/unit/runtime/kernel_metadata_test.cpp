@@ -17,7 +17,9 @@ KernelMetadata sampleMetadata() {
   metadata.parameters = {{"head_size", "128"}, {"block_size", "16"}};
   ArgSpec key{"key", ArgSpec::Kind::kView, DType::kBF16, {{"num_tokens"}, {"", 8}, {"", 128}}};
   key.contiguous = true;
-  ArgSpec cache{"key_cache", ArgSpec::Kind::kView, DType::kBF16,
+  ArgSpec cache{"key_cache",
+                ArgSpec::Kind::kView,
+                DType::kBF16,
                 {{"num_blocks"}, {"", 16}, {"", 8}, {"", 128}}};
   cache.writable = true;
   ArgSpec scale{"scale", ArgSpec::Kind::kScalar, DType::kF32, {}};

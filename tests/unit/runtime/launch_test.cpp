@@ -170,7 +170,8 @@ TEST_F(LaunchTest, WrongNumberOfArguments) {
 TEST_F(LaunchTest, DtypeMismatch) {
   std::vector<KernelArg> args = validArgs();
   args[0].tensor.dtype = DType::kF16;
-  EXPECT_EQ(launchError(args), "argument 'key' (#1): dtype f16 does not match the signature's bf16");
+  EXPECT_EQ(launchError(args),
+            "argument 'key' (#1): dtype f16 does not match the signature's bf16");
 }
 
 TEST_F(LaunchTest, RankMismatch) {
@@ -190,9 +191,8 @@ TEST_F(LaunchTest, RankAboveRuntimeLimit) {
 TEST_F(LaunchTest, FixedExtentMismatch) {
   std::vector<KernelArg> args = validArgs();
   args[0] = TensorArg::contiguous(fakePointer(0x10000), DType::kBF16, {32, 8, 64});
-  EXPECT_THAT(launchError(args),
-              AllOf(HasSubstr("argument 'key' (#1) dim 2 is 64 but must be 128"),
-                    HasSubstr("the kernel was specialized for head_size=128")));
+  EXPECT_THAT(launchError(args), AllOf(HasSubstr("argument 'key' (#1) dim 2 is 64 but must be 128"),
+                                       HasSubstr("the kernel was specialized for head_size=128")));
   // 8 is num_kv_heads's value only; 16 is block_size's.
   args = validArgs();
   args[2] = TensorArg::contiguous(fakePointer(0x30000), DType::kBF16, {100, 32, 8, 128});
@@ -321,12 +321,14 @@ TEST(Launch, ScalarChecksAndPackingLayout) {
   EXPECT_EQ(device.launch(*kernel, args).message(),
             "argument 'scale' (#2): scalar dtype i64 does not match the signature's f32");
   args[1] = y;
-  EXPECT_THAT(device.launch(*kernel, args).message(),
-              HasSubstr("argument 'scale' (#2): the signature takes a f32 scalar but got a tensor"));
+  EXPECT_THAT(
+      device.launch(*kernel, args).message(),
+      HasSubstr("argument 'scale' (#2): the signature takes a f32 scalar but got a tensor"));
   args[1] = ScalarArg::f32(0.5f);
   args[0] = ScalarArg::f32(0.5f);
-  EXPECT_THAT(device.launch(*kernel, args).message(),
-              HasSubstr("argument 'x' (#1): the signature takes a f32 view [n, 3] but got a scalar"));
+  EXPECT_THAT(
+      device.launch(*kernel, args).message(),
+      HasSubstr("argument 'x' (#1): the signature takes a f32 view [n, 3] but got a scalar"));
 }
 
 TEST(Launch, ArgumentBlockLimit) {

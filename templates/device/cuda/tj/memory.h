@@ -451,8 +451,10 @@ __device__ __forceinline__ Tile<T, BN, D> paged_load(const View<T, RC>& cache, c
 
 template <CacheLayout Layout, typename T, int RC, int64_t H, int64_t D>
 __device__ __forceinline__ void paged_store(const View<T, RC>& cache, const Tile<T, H, D>& rows,
-                                            int64_t block, int64_t slot) {
+                                            int64_t block, int64_t slot, int64_t head) {
   using A = detail::CacheAddress<Layout, T>;
+  // Rows past the cache's kv heads (a partial last head tile) are skipped.
+  const int64_t heads = Layout == CacheLayout::Standard ? cache.shape[2] : cache.shape[1];
   static_assert(RC == A::kRank, "paged_store: Standard caches have rank 4, shuffled ones rank 5");
   static_assert(sizeof(T) == 2 || sizeof(T) == 4, "paged_store: 16- or 32-bit cache elements");
   using L = typename Tile<T, H, D>::L;
@@ -465,14 +467,19 @@ __device__ __forceinline__ void paged_store(const View<T, RC>& cache, const Tile
     int e = L::run(k) * L::kVec;
     if (vec) {
       int h = e / int(D), c = e % int(D);
+      if (head + h >= heads) continue;
 #pragma unroll
       for (int q = 0; q < (kPieces ? L::kVec / X : 1); ++q)
-        *reinterpret_cast<detail::Words<16>*>(cache.data + A::at(cache, block, slot, h, c + q * X)) =
+        *reinterpret_cast<detail::Words<16>*>(
+            cache.data + A::at(cache, block, slot, head + h, c + q * X)) =
             detail::pack<T, X>(rows.v, k * L::kVec + q * X);
     } else {
 #pragma unroll
-      for (int j = 0; j < L::kVec; ++j)
-        cache.data[A::at(cache, block, slot, (e + j) / int(D), (e + j) % int(D))] = rows.v[k * L::kVec + j];
+      for (int j = 0; j < L::kVec; ++j) {
+        int h = (e + j) / int(D);
+        if (head + h < heads)
+          cache.data[A::at(cache, block, slot, head + h, (e + j) % int(D))] = rows.v[k * L::kVec + j];
+      }
     }
   }
 }

@@ -65,6 +65,14 @@ __device__ __forceinline__ unsigned floatToBits(float f) {
   return u;
 }
 
+// Exact float constants (inf, NaN, any literal) for the emitter, without CUDA headers.
+__device__ __forceinline__ float f32_from_bits(uint32_t bits) { return bitsToFloat(bits); }
+__device__ __forceinline__ double f64_from_bits(uint64_t bits) {
+  double d;
+  asm("mov.b64 %0, %1;" : "=d"(d) : "l"(bits));
+  return d;
+}
+
 __device__ __forceinline__ float toFloat(bf16 x) { return bitsToFloat(unsigned(x.bits) << 16); }
 __device__ __forceinline__ float toFloat(f16 x) {
   float f;

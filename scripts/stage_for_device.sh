@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Copies the binaries the GPU machine needs into .device/bin (git-ignored, carried by the
+# device tool), stripped, with the shared libraries they need that a bare machine lacks
+# (Debian's Abseil) beside them; RPATH $ORIGIN finds them there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rm -rf .device && mkdir -p .device/bin
+for f in tilejit tilejit_gpu_tests tilejit_runtime_tests libtilejit_c.so "$@"; do
+  [ -e "build/bin/$f" ] || continue
+  cp "build/bin/$f" .device/bin/
+  strip --strip-unneeded ".device/bin/$f"
+done
+for f in .device/bin/*; do
+  ldd "$f" | awk '/=> \// {print $3}' | grep -E 'libabsl_' || true
+done | sort -u | while read -r lib; do cp -L "$lib" .device/bin/; done
+du -sh .device

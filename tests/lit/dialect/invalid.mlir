@@ -1,0 +1,127 @@
+// RUN: tj-opt %s -split-input-file -verify-diagnostics
+// Malformed templates are rejected with a diagnostic at the offending line.
+
+tj.template @no_kernel {
+  // expected-error@+1 {{default 100 : i64 is outside the domain 64, 128}}
+  tj.param @head_size : int values [64, 128] default 100
+}
+
+// -----
+
+// expected-error@+1 {{must hold exactly one tj.kernel, found 0}}
+tj.template @no_kernel {
+  tj.param @head_size : int values [64, 128] default 128
+}
+
+// -----
+
+tj.template @two_domains {
+  // expected-error@+1 {{needs exactly one domain}}
+  tj.param @n : int values [1] range [1, 4]
+}
+
+// -----
+
+tj.template @bad_kind {
+  // expected-error@+1 {{does not fit a parameter of kind 'int'}}
+  tj.param @n : int values ["a"]
+}
+
+// -----
+
+tj.template @bad_load {
+  tj.param @n : int values [16] default 16
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  tj.kernel @bad_load(%x: !tj.view<[rows, 16], f32>) {
+    %c0 = arith.constant 0 : index
+    // expected-error@+1 {{expects one offset per view axis (2), got 1}}
+    %t = tj.load %x[%c0] [n] : !tj.view<[rows, 16], f32> -> tensor<?xf32>
+  }
+}
+
+// -----
+
+tj.template @unknown_param {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    // expected-error@+1 {{references unknown parameter 'num_warps'}}
+    %w = tj.param_value @num_warps : index
+    tj.yield %w : index
+  }
+  tj.kernel @unknown_param(%x: !tj.view<[rows], f32>) {
+  }
+}
+
+// -----
+
+tj.template @data_dependent_threads {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    // expected-error@+1 {{cannot be used in the threads region: it may depend only on parameters and the target}}
+    %w = tj.shape_symbol "rows" : index
+    tj.yield %w : index
+  }
+  tj.kernel @data_dependent_threads(%x: !tj.view<[rows], f32>) {
+  }
+}
+
+// -----
+
+tj.template @grid_symbol_unknown {
+  tj.launch grid {
+    // expected-error@+1 {{names 'tokens', which is no extent of the kernel signature}}
+    %t = tj.shape_symbol "tokens" : index
+    %one = arith.constant 1 : index
+    tj.yield %t, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  tj.kernel @grid_symbol_unknown(%x: !tj.view<[rows], f32>) {
+  }
+}
+
+// -----
+
+tj.template @bad_dot {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  tj.kernel @bad_dot(%x: !tj.view<[rows], f32>) {
+    %z = arith.constant 0.0 : f32
+    %a = tj.full %z [16, 32] : f32 -> tensor<16x32xf32>
+    %b = tj.full %z [16, 8] : f32 -> tensor<16x8xf32>
+    %acc = tj.full %z [16, 8] : f32 -> tensor<16x8xf32>
+    // expected-error@+1 {{contraction extents differ: 32 vs 16}}
+    %d = tj.dot %a, %b, %acc : tensor<16x32xf32>, tensor<16x8xf32>, tensor<16x8xf32> -> tensor<16x8xf32>
+  }
+}
+
+// -----
+
+tj.template @bad_view {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  // expected-error@+1 {{a view has rank 1 to 6, got 0}}
+  tj.kernel @bad_view(%x: !tj.view<[], f32>) {
+  }
+}

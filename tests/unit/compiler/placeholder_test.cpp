@@ -1,2 +1,0 @@
-// placeholder: tests being written
-#include <gtest/gtest.h>

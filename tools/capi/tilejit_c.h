@@ -1,0 +1,72 @@
+/* tilejit C ABI: the JIT for serving engines written in C, Python (ctypes) or anything with a
+ * C FFI. Every function returning int gives 0 on success and -1 on failure, pointers give NULL
+ * on failure; tj_last_error() then says why (per thread). */
+#ifndef TILEJIT_C_H
+#define TILEJIT_C_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tj_jit tj_jit;
+typedef struct tj_device tj_device;
+typedef struct tj_kernel tj_kernel;
+
+/* Element types, in runtime order: f16, bf16, f32, f64, i8, i32, i64, u8, i1. */
+enum { TJ_F16 = 0, TJ_BF16, TJ_F32, TJ_F64, TJ_I8, TJ_I32, TJ_I64, TJ_U8, TJ_BOOL };
+
+typedef struct {
+  void* data;
+  int32_t dtype;
+  int32_t rank;
+  int64_t shape[6];
+  int64_t strides[6]; /* in elements */
+} tj_tensor;
+
+typedef struct {
+  int32_t is_scalar; /* 0: tensor, 1: scalar */
+  int32_t scalar_dtype;
+  double float_value;
+  int64_t int_value;
+  tj_tensor tensor;
+} tj_arg;
+
+typedef struct {
+  int32_t cache_hit;
+  double specialize_seconds;
+  double toolchain_seconds;
+  double total_seconds;
+  int32_t registers;
+  int32_t threads_per_program;
+} tj_compile_info;
+
+const char* tj_last_error(void);
+
+tj_jit* tj_jit_create(int use_disk_cache);
+void tj_jit_destroy(tj_jit* jit);
+
+/* The best device present (the current CUDA device's primary context, else the CPU). */
+tj_device* tj_device_create_best(void);
+tj_device* tj_device_create_cpu(void);
+const char* tj_device_target(const tj_device* device);
+void tj_device_destroy(tj_device* device);
+
+/* Compiles (or finds in the cache) and loads a template for the device. `templ` is a shipped
+ * template name or a path to a .mlir file; params are "name=value" strings. The kernel lives
+ * as long as the jit. `info` may be NULL. */
+const tj_kernel* tj_kernel_load(tj_jit* jit, tj_device* device, const char* templ,
+                                const char* const* params, int num_params,
+                                tj_compile_info* info);
+
+/* Checks arguments against the signature, computes the grid from their shapes and launches
+ * on `stream` (a CUstream; NULL = default). No allocation, no synchronisation. */
+int tj_launch(tj_device* device, const tj_kernel* kernel, const tj_arg* args, int num_args,
+              void* stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEJIT_C_H */
