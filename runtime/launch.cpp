@@ -174,7 +174,20 @@ absl::Status checkView(const KernelMetadata& metadata, size_t index, const ArgSp
 }
 
 absl::Status checkScalar(size_t index, const ArgSpec& spec, const ScalarArg& scalar) {
-  if (scalar.dtype != spec.dtype)
+  // Within a family a scalar converts (an f64 value to an f32 slot, an i64 to an i32 one when
+  // it fits), as a C call would; across families (float vs integer) it is an error.
+  const bool sameFamily = isFloat(scalar.dtype) == isFloat(spec.dtype) &&
+                          scalar.dtype != DType::kBool && spec.dtype != DType::kBool;
+  if (sameFamily && !isFloat(spec.dtype)) {
+    const int bits = int(dtypeSize(spec.dtype)) * 8;
+    const int64_t lo = bits >= 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
+    const int64_t hi = bits >= 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1;
+    if (scalar.intValue < lo || scalar.intValue > hi)
+      return absl::InvalidArgumentError(absl::StrCat(
+          argLabel(spec, index), ": value ", scalar.intValue, " does not fit the signature's ",
+          asAbsl(dtypeName(spec.dtype))));
+  }
+  if (scalar.dtype != spec.dtype && !sameFamily)
     return absl::InvalidArgumentError(
         absl::StrCat(argLabel(spec, index), ": scalar dtype ", asAbsl(dtypeName(scalar.dtype)),
                      " does not match the signature's ", asAbsl(dtypeName(spec.dtype))));

@@ -81,12 +81,18 @@ class BodyEmitter {
     if (base.empty())
       if (Operation* op = value.getDefiningOp())
         if (auto loc = dyn_cast<NameLoc>(op->getLoc())) base = loc.getName().str();
+    std::string unique = uniqueName(base);
+    names_[value] = unique;
+    return unique;
+  }
+
+  // A C++ identifier from `base` not used before in this kernel.
+  std::string uniqueName(const std::string& base) {
     std::string name;
     for (char c : base) name += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
     if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "v" + name;
     std::string unique = name;
     for (int i = 1; !usedNames_.insert(unique).second; ++i) unique = absl::StrCat(name, "_", i);
-    names_[value] = unique;
     return unique;
   }
 
@@ -308,7 +314,7 @@ absl::Status BodyEmitter::emitFor(scf::ForOp loop, int indent) {
   std::vector<std::string> next;
   for (auto [value, arg] : llvm::zip(yield.getOperands(), loop.getRegionIterArgs())) {
     TJ_ASSIGN_OR_RETURN(std::string type, cppType(arg.getType()));
-    std::string name = define(value, "next");
+    std::string name = uniqueName("next");
     line(indent + 1, absl::StrCat("const ", type, " ", name, " = ", use(value), ";"));
     next.push_back(name);
   }

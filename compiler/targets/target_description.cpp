@@ -23,6 +23,12 @@ std::vector<TargetDescription> buildTargets() {
       {"merge_attn_states.heads_per_program", 8},
       {"reshape_and_cache.num_warps", 4},
       {"reshape_and_cache.tokens_per_program", 2},
+      {"paged_decode.q_rows", 16},
+      {"paged_decode.block_n", 64},
+      {"paged_decode.partition_size", 512},
+      {"paged_decode.num_warps", 4},
+      {"paged_decode_reduce.q_rows", 16},
+      {"paged_decode_reduce.num_warps", 4},
   };
   // AMD values are the architecture's natural sizes (not measured: no AMD GPU here).
   std::map<std::string, int64_t> amdTuning = {
@@ -30,12 +36,24 @@ std::vector<TargetDescription> buildTargets() {
       {"merge_attn_states.heads_per_program", 8},
       {"reshape_and_cache.num_warps", 4},
       {"reshape_and_cache.tokens_per_program", 2},
+      {"paged_decode.q_rows", 16},
+      {"paged_decode.block_n", 64},
+      {"paged_decode.partition_size", 512},
+      {"paged_decode.num_warps", 4},
+      {"paged_decode_reduce.q_rows", 16},
+      {"paged_decode_reduce.num_warps", 4},
   };
   std::map<std::string, int64_t> hostTuning = {
       {"merge_attn_states.num_warps", 1},
       {"merge_attn_states.heads_per_program", 8},
       {"reshape_and_cache.num_warps", 1},
       {"reshape_and_cache.tokens_per_program", 4},
+      {"paged_decode.q_rows", 16},
+      {"paged_decode.block_n", 32},
+      {"paged_decode.partition_size", 256},
+      {"paged_decode.num_warps", 1},
+      {"paged_decode_reduce.q_rows", 16},
+      {"paged_decode_reduce.num_warps", 1},
   };
 
   std::vector<TargetDescription> targets;

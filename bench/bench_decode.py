@@ -1,0 +1,167 @@
+"""Paged decode on the H200: tilejit against vLLM's Triton `unified_attention` and
+`decode_attention_fwd` (4 and 16 splits), in the same process, on the same data, timed the
+same way (bench/peers/common.py: one event pair per iteration, median, L2 flushed).
+
+Cells: bf16, head 128, block 16, q/kv heads 32/32, 32/8, 64/8, batch 1/16/64/256,
+context 1K/4K/16K (skip cells whose KV cache exceeds 60 GB). tilejit runs once per partition
+size in PARTITIONS (the measured table the target's tuning is read from); its time is the
+split-K kernel plus the partition merge, back to back.
+
+    PYTHONPATH=python:bench/peers PEERS_DIR=.peers OUT=... python3 bench/bench_decode.py
+"""
+import json
+import math
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
+from common import bench, decode_reference as reference, rel_err  # noqa: E402
+
+import tilejit  # noqa: E402
+
+OUT = os.environ.get("OUT", "/tmp/out")
+os.makedirs(OUT, exist_ok=True)
+D, BS, NSEG, LIMIT = 128, 16, 16, 60e9
+PARTITIONS = [int(p) for p in os.environ.get("PARTITIONS", "64,256,1024").split(",")]
+CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset
+jit = tilejit.Jit()
+_kernels = {}
+
+
+def kernels(ratio, partition):
+    key = (ratio, partition)
+    if key not in _kernels:
+        common = dict(dtype="bf16", head_size=D, gqa_ratio=ratio, q_rows=16,
+                      partition_size=partition)
+        dec = jit.load("paged_decode", block_size=BS, block_n=64, num_warps=4, **common)
+        red = jit.load("paged_decode_reduce", num_warps=4, **common)
+        _kernels[key] = (dec, red)
+    return _kernels[key]
+
+
+def write(rec):
+    with open(os.path.join(OUT, "decode_tilejit.jsonl"), "a") as f:
+        f.write(json.dumps(rec) + "\n")
+
+
+def run_case(hq, hkv, b, ctx):
+    from vllm_triton_unified_attention import unified_attention
+    from vllm_triton_decode_attention import decode_attention_fwd
+    kv_bytes = b * ctx * hkv * D * 2 * 2
+    rec = dict(hq=hq, hkv=hkv, batch=b, ctx=ctx, kv_bytes=kv_bytes)
+    if kv_bytes > LIMIT:
+        rec["skipped"] = f"KV cache {kv_bytes/1e9:.1f} GB > {LIMIT/1e9:.0f} GB"
+        write(rec)
+        return rec
+    dev = "cuda"
+    nblk = b * ctx // BS
+    k_cache = torch.empty(nblk, BS, hkv, D, dtype=torch.bfloat16, device=dev).normal_()
+    v_cache = torch.empty(nblk, BS, hkv, D, dtype=torch.bfloat16, device=dev).normal_()
+    block_table = torch.randperm(nblk, device=dev).to(torch.int32).view(b, ctx // BS)
+    block_table64 = block_table.to(torch.int64)
+    seq_lens = torch.full((b,), ctx, dtype=torch.int32, device=dev)
+    cu_q = torch.arange(b + 1, dtype=torch.int32, device=dev)
+    q = torch.randn(b, hq, D, dtype=torch.bfloat16, device=dev)
+    scale = 1.0 / math.sqrt(D)
+    ones = torch.ones(1, dtype=torch.float32, device=dev)
+    out = torch.empty(b, hq, D, dtype=torch.bfloat16, device=dev)
+    refs = {s: reference(q, k_cache, v_cache, block_table, seq_lens, s, scale) for s in sorted({0, b - 1})}
+
+    def check(o):
+        if not torch.isfinite(o.float()).all():
+            return float("nan")
+        return max(rel_err(o[s], r) for s, r in refs.items())
+
+    def timed(name, fn):
+        out.fill_(float("nan"))
+        fn()
+        torch.cuda.synchronize()
+        rec[f"{name}_relerr"] = check(out)
+        r = bench(fn)
+        rec[f"{name}_us"] = r["median_ms"] * 1e3
+        rec[f"{name}_TBps"] = kv_bytes / (r["median_ms"] * 1e-3) / 1e12
+        rec[name] = r
+
+    # tilejit, one partition size at a time
+    slopes = torch.zeros(hq, dtype=torch.float32, device=dev)
+    for partition in PARTITIONS:
+        dec, red = kernels(hq // hkv, partition)
+        parts = max(1, math.ceil(ctx / partition))
+        p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
+        p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
+        dargs = dec.make_args(p_out, p_lse, q, k_cache, v_cache, block_table, seq_lens, slopes,
+                              scale, 0.0, 0)
+        rargs = red.make_args(out, p_out, p_lse, seq_lens)
+
+        def f_tj(dec=dec, red=red, dargs=dargs, rargs=rargs):
+            dec.launch_args(dargs)
+            red.launch_args(rargs)
+        timed(f"tilejit_p{partition}", f_tj)
+        del p_out, p_lse
+
+    thr = 128 // hkv
+    segm_out = torch.empty(max(thr, b), hq, NSEG, D, dtype=torch.float32, device=dev)
+    segm_max = torch.empty(max(thr, b), hq, NSEG, dtype=torch.float32, device=dev)
+    segm_sum = torch.empty(max(thr, b), hq, NSEG, dtype=torch.float32, device=dev)
+    for name, threshold in (("unified", thr), ("unified_alt", None if b <= thr else b)):
+        def f_uni(threshold=threshold):
+            unified_attention(q=q, k=k_cache, v=v_cache, out=out, cu_seqlens_q=cu_q, max_seqlen_q=1,
+                              seqused_k=seq_lens, max_seqlen_k=ctx, softmax_scale=scale, causal=True,
+                              window_size=(-1, -1), block_table=block_table, softcap=0, q_descale=None,
+                              k_descale=ones, v_descale=ones, seq_threshold_3D=threshold,
+                              num_par_softmax_segments=NSEG, softmax_segm_output=segm_out,
+                              softmax_segm_max=segm_max, softmax_segm_expsum=segm_sum)
+        timed(name, f_uni)
+    for splits in (4, 16):
+        lse = torch.empty(b, hq, dtype=torch.float32, device=dev)
+        logits = torch.empty(b, hq, splits, D + 1, dtype=torch.float32, device=dev)
+
+        def f_dec(splits=splits, lse=lse, logits=logits):
+            decode_attention_fwd(q, k_cache, v_cache, out, lse, block_table64, seq_lens, logits,
+                                 splits, scale, page_size=BS)
+        timed(f"decode_s{splits}", f_dec)
+    write(rec)
+    del k_cache, v_cache
+    torch.cuda.empty_cache()
+    return rec
+
+
+def main():
+    # the read ceiling in this run: torch.sum over 8 GiB of fp32
+    x = torch.empty(2 * 1024**3, dtype=torch.float32, device="cuda").normal_()
+    r = bench(lambda: x.sum(), flush=False, iters=30)
+    read_bw = x.numel() * 4 / (r["median_ms"] * 1e-3) / 1e12
+    del x
+    torch.cuda.empty_cache()
+    write(dict(item="read_ceiling", TBps=read_bw, r=r))
+    rows = []
+    for hq, hkv in [(32, 32), (32, 8), (64, 8)]:
+        for b in [1, 16, 64, 256]:
+            for ctx in [1024, 4096, 16384]:
+                if CELLS and f"{hq}/{hkv}:{b}:{ctx}" not in CELLS.split(","):
+                    continue
+                try:
+                    rows.append(run_case(hq, hkv, b, ctx))
+                except Exception as e:  # noqa: BLE001
+                    write(dict(hq=hq, hkv=hkv, batch=b, ctx=ctx, error=repr(e)[:300]))
+                    print("error", hq, hkv, b, ctx, repr(e)[:300])
+    print(f"read ceiling {read_bw:.2f} TB/s")
+    print(f"{'heads':6} {'b':>4} {'ctx':>6} {'tj best us':>10} {'P':>5} {'TB/s':>5} {'%R':>4} "
+          f"{'peer us':>8} {'peer':>12} {'speedup':>7} {'relerr':>8}")
+    for r in rows:
+        if "skipped" in r:
+            print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} skipped")
+            continue
+        tj = min(PARTITIONS, key=lambda p: r.get(f"tilejit_p{p}_us", 1e30))
+        tj_us = r[f"tilejit_p{tj}_us"]
+        peers = {k: r[f"{k}_us"] for k in ("unified", "unified_alt", "decode_s4", "decode_s16") if f"{k}_us" in r}
+        best = min(peers, key=peers.get)
+        print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} {tj_us:>10.1f} {tj:>5} "
+              f"{r[f'tilejit_p{tj}_TBps']:>5.2f} {100*r[f'tilejit_p{tj}_TBps']/read_bw:>4.0f} "
+              f"{peers[best]:>8.1f} {best:>12} {peers[best]/tj_us:>7.2f} {r[f'tilejit_p{tj}_relerr']:>8.1e}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,145 @@
+// JIT and launch costs of the shipped templates on the best device present:
+//   tilejit_bench_jit cold   -- compile every template with an empty cache (specialize + emit +
+//                               toolchain), per template
+//   tilejit_bench_jit warm   -- one fresh process: create the JIT and load every template from
+//                               the disk cache (run it after `cold`, several times)
+//   tilejit_bench_jit launch -- host cost of Device::launch (median of 10^4 calls) and of one
+//                               CUDA graph replay of the same launch
+// Prints one JSON object per line.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "compiler/embedded_files.h"
+#include "compiler/jit_compiler.h"
+#include "runtime/cuda_driver.h"
+#include "tools/harness/kernel_case.h"
+
+namespace tilejit {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int die(const absl::Status& status) {
+  std::fprintf(stderr, "error: %s\n", std::string(status.message()).c_str());
+  return 1;
+}
+
+int cold(Device& device) {
+  for (const std::string& name : {std::string("merge_attn_states"), std::string("reshape_and_cache"),
+                                  std::string("paged_decode"),
+                                  std::string("paged_decode_reduce")}) {
+    // Run with a fresh $TILEJIT_CACHE_DIR: every template misses, and `warm` then hits.
+    auto jit = JitCompiler::create();
+    if (!jit.ok()) return die(jit.status());
+    auto spec = KernelSpec::shipped(name, device.target());
+    if (!spec.ok()) return die(spec.status());
+    auto start = Clock::now();
+    CompiledKernel info;
+    auto loaded = (*jit)->load(device, *spec, &info);
+    if (!loaded.ok()) {
+      std::printf("{\"mode\":\"cold\",\"template\":\"%s\",\"error\":\"%s\"}\n", name.c_str(),
+                  std::string(loaded.status().message()).substr(0, 200).c_str());
+      continue;
+    }
+    std::printf("{\"mode\":\"cold\",\"template\":\"%s\",\"target\":\"%s\",\"total_s\":%.4f,"
+                "\"specialize_emit_s\":%.4f,\"toolchain_s\":%.4f,\"registers\":%lld}\n",
+                name.c_str(), device.target().c_str(), since(start), info.specializeSeconds,
+                info.toolchainSeconds, (long long)info.metadata.resources.registers);
+  }
+  return 0;
+}
+
+int warm(Device& device) {
+  auto start = Clock::now();
+  auto jit = JitCompiler::create();
+  if (!jit.ok()) return die(jit.status());
+  for (const std::string& name : {std::string("merge_attn_states"), std::string("reshape_and_cache")}) {
+    auto spec = KernelSpec::shipped(name, device.target());
+    if (!spec.ok()) return die(spec.status());
+    auto t = Clock::now();
+    CompiledKernel info;
+    auto loaded = (*jit)->load(device, *spec, &info);
+    if (!loaded.ok()) return die(loaded.status());
+    std::printf("{\"mode\":\"warm\",\"template\":\"%s\",\"cache_hit\":%d,\"load_s\":%.5f}\n",
+                name.c_str(), int(info.cacheHit), since(t));
+  }
+  std::printf("{\"mode\":\"warm\",\"process_total_s\":%.5f}\n", since(start));
+  return 0;
+}
+
+int launch(Device& device) {
+  auto jit = JitCompiler::create();
+  if (!jit.ok()) return die(jit.status());
+  auto spec = KernelSpec::shipped("merge_attn_states", device.target());
+  if (!spec.ok()) return die(spec.status());
+  auto kernel = (*jit)->load(device, *spec);
+  if (!kernel.ok()) return die(kernel.status());
+  // A small problem so the GPU keeps up with the host: 64 tokens x 8 heads x 128.
+  const int64_t tokens = 64, heads = 8, dim = 128;
+  std::vector<void*> buffers;
+  auto alloc = [&](size_t bytes) {
+    auto p = device.allocate(bytes);
+    buffers.push_back(p.ok() ? *p : nullptr);
+    return buffers.back();
+  };
+  TensorArg out = TensorArg::contiguous(alloc(tokens * heads * dim * 2), DType::kBF16, {tokens, heads, dim});
+  TensorArg lse = TensorArg::contiguous(alloc(tokens * heads * 4), DType::kF32, {heads, tokens});
+  std::vector<KernelArg> args = {out, lse, out, lse, out, lse};
+  for (int i = 0; i < 100; ++i) (void)device.launch(**kernel, args);
+  (void)device.synchronize();
+  std::vector<double> costs;
+  for (int i = 0; i < 10000; ++i) {
+    auto t = Clock::now();
+    absl::Status status = device.launch(**kernel, args);
+    costs.push_back(since(t) * 1e6);
+    if (!status.ok()) return die(status);
+    if (i % 256 == 255) (void)device.synchronize();  // keep the launch queue from filling
+  }
+  (void)device.synchronize();
+  std::printf("{\"mode\":\"launch\",\"device\":\"%s\",\"median_us\":%.3f,\"p99_us\":%.3f}\n",
+              device.name().c_str(), median(costs),
+              [&] { auto c = costs; std::sort(c.begin(), c.end()); return c[c.size() * 99 / 100]; }());
+  if (device.target() != "host") {
+    auto stream = cuda::CudaStream::create();
+    if (!stream.ok()) return die(stream.status());
+    if (auto s = stream->beginCapture(); !s.ok()) return die(s);
+    if (auto s = device.launch(**kernel, args, stream->handle()); !s.ok()) return die(s);
+    auto graph = stream->endCapture();
+    if (!graph.ok()) return die(graph.status());
+    std::vector<double> replays;
+    for (int i = 0; i < 2000; ++i) {
+      auto t = Clock::now();
+      if (auto s = graph->launch(stream->handle()); !s.ok()) return die(s);
+      replays.push_back(since(t) * 1e6);
+      if (i % 256 == 255) (void)stream->synchronize();
+    }
+    (void)stream->synchronize();
+    std::printf("{\"mode\":\"graph_replay\",\"median_us\":%.3f}\n", median(replays));
+  }
+  for (void* p : buffers) (void)device.free(p);
+  return 0;
+}
+
+}  // namespace
+}  // namespace tilejit
+
+int main(int argc, char** argv) {
+  using namespace tilejit;
+  std::string mode = argc > 1 ? argv[1] : "";
+  std::string why;
+  std::unique_ptr<Device> device = createBestDevice(&why);
+  if (mode == "cold") return cold(*device);
+  if (mode == "warm") return warm(*device);
+  if (mode == "launch") return launch(*device);
+  std::fprintf(stderr, "usage: tilejit_bench_jit cold|warm|launch\n");
+  return 2;
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# One device call: GPU tests, the main job on the GPU, then the benchmarks. Expects
+# scripts/stage_for_device.sh to have filled .device/bin and the peer kernels in .peers/.
+# Usage (device tool): bash bench/run_h200.sh [tests] [run] [memory] [decode] [jit]
+set -uo pipefail
+OUT=${OUT:-/tmp/out}
+B=.device/bin
+export PYTHONUNBUFFERED=1 TILEJIT_LIB=$B/libtilejit_c.so PYTHONPATH=python:bench/peers PEERS_DIR=.peers
+export TILEJIT_CACHE_DIR=${TILEJIT_CACHE_DIR:-/tmp/tilejit-cache}
+steps=${*:-tests run memory decode jit}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv > "$OUT/env.txt" 2>&1
+for step in $steps; do
+  echo "=== $step $(date +%T)"
+  case $step in
+    tests) $B/tilejit_gpu_tests --gtest_brief=1 2>&1 | tee "$OUT/gpu_tests.txt" | tail -40 ;;
+    run) $B/tilejit run --iterations 50 2>&1 | tee "$OUT/run.txt" ;;
+    memory) python3 bench/bench_memory_kernels.py 2>&1 | tee "$OUT/memory.txt" | tail -12 ;;
+    decode) python3 bench/bench_decode.py 2>&1 | tee "$OUT/decode.txt" | tail -45 ;;
+    jit)
+      rm -rf /tmp/tilejit-jit && export TILEJIT_CACHE_DIR=/tmp/tilejit-jit
+      { $B/tilejit_bench_jit cold; for i in 1 2 3 4 5; do $B/tilejit_bench_jit warm; done;
+        $B/tilejit_bench_jit launch; } 2>&1 | tee "$OUT/jit.jsonl" ;;
+  esac
+done

@@ -1,0 +1,66 @@
+#include "compiler/ops/paged_decode.h"
+
+#include "absl/strings/str_cat.h"
+#include "support/status.h"
+
+namespace tilejit {
+
+namespace {
+absl::StatusOr<KernelSpec> specFor(const PagedDecodeConfig& config, const std::string& name,
+                                   const std::string& target,
+                                   std::map<std::string, std::string> params) {
+  if (auto it = config.templateOverrides.find(name); it != config.templateOverrides.end())
+    return KernelSpec::fromFile(it->second, target, std::move(params));
+  return KernelSpec::shipped(name, target, std::move(params));
+}
+}  // namespace
+
+absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device,
+                                                const PagedDecodeConfig& config) {
+  std::map<std::string, std::string> params = {
+      {"dtype", config.dtype},
+      {"head_size", std::to_string(config.headSize)},
+      {"block_size", std::to_string(config.blockSize)},
+      {"gqa_ratio", std::to_string(config.gqaRatio)},
+      {"kv_layout", config.kvLayout},
+      {"soft_cap", config.softCap ? "1" : "0"},
+      {"alibi", config.alibi ? "1" : "0"},
+  };
+  for (const auto& [name, value] : config.tuning) params[name] = value;
+  TJ_ASSIGN_OR_RETURN(KernelSpec decodeSpec,
+                      specFor(config, "paged_decode", device.target(), params));
+  CompiledKernel decodeInfo;
+  PagedDecode op;
+  op.device_ = &device;
+  TJ_ASSIGN_OR_RETURN(op.decode_, jit.load(device, decodeSpec, &decodeInfo));
+  // The reduce must agree with the decode kernel's choices, whatever chose them.
+  std::map<std::string, std::string> reduceParams;
+  for (const auto& [name, value] : op.decode_->metadata().parameters)
+    if (name == "dtype" || name == "head_size" || name == "gqa_ratio" || name == "q_rows" ||
+        name == "partition_size")
+      reduceParams[name] = value;
+  if (auto it = config.tuning.find("reduce_num_warps"); it != config.tuning.end())
+    reduceParams["num_warps"] = it->second;
+  TJ_ASSIGN_OR_RETURN(KernelSpec reduceSpec,
+                      specFor(config, "paged_decode_reduce", device.target(), reduceParams));
+  TJ_ASSIGN_OR_RETURN(op.reduce_, jit.load(device, reduceSpec));
+  op.partitionSize_ = std::stoll(reduceParams["partition_size"]);
+  return op;
+}
+
+int64_t PagedDecode::maxPartitions(int64_t maxModelLen) const {
+  return std::max<int64_t>(1, (maxModelLen + partitionSize_ - 1) / partitionSize_);
+}
+
+absl::Status PagedDecode::operator()(const PagedDecodeArgs& a, Stream stream) const {
+  const KernelArg decodeArgs[] = {a.partialOut,  a.partialLse,  a.query,
+                                  a.keyCache,    a.valueCache,  a.blockTables,
+                                  a.seqLens,     a.alibiSlopes, ScalarArg::f32(a.scale),
+                                  ScalarArg::f32(a.softCapValue),
+                                  ScalarArg{DType::kI32, 0, a.slidingWindow}};
+  TJ_RETURN_IF_ERROR(device_->launch(*decode_, decodeArgs, stream));
+  const KernelArg reduceArgs[] = {a.output, a.partialOut, a.partialLse, a.seqLens};
+  return device_->launch(*reduce_, reduceArgs, stream);
+}
+
+}  // namespace tilejit

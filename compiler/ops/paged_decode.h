@@ -1,0 +1,62 @@
+// Paged decode as one call: the split-K kernel (paged_decode) and the partition merge
+// (paged_decode_reduce) specialized together, launched back to back on the caller's stream.
+// The partial-result workspace is the caller's (sized by workspaceShape), so a launch never
+// allocates and can be captured in a CUDA graph.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "compiler/jit_compiler.h"
+
+namespace tilejit {
+
+struct PagedDecodeConfig {
+  std::string dtype = "bf16";
+  int64_t headSize = 128;
+  int64_t blockSize = 16;
+  int64_t gqaRatio = 1;
+  std::string kvLayout = "standard";
+  bool softCap = false;
+  bool alibi = false;
+  // Tiling; unset ones come from the target's tuning table.
+  std::map<std::string, std::string> tuning;  // q_rows, block_n, partition_size, num_warps
+  // Template files replacing the shipped ones by name (kernel authors, mutation tests).
+  std::map<std::string, std::string> templateOverrides;
+};
+
+struct PagedDecodeArgs {
+  TensorArg output;        // [num_seqs, num_q_heads, head_size]
+  TensorArg query;         // [num_seqs, num_q_heads, head_size]
+  TensorArg keyCache;      // layout per config
+  TensorArg valueCache;
+  TensorArg blockTables;   // [num_seqs, max_blocks_per_seq] i32
+  TensorArg seqLens;       // [num_seqs] i32
+  TensorArg alibiSlopes;   // [num_q_heads] f32 (read only with alibi)
+  TensorArg partialOut;    // [num_seqs, max_partitions, num_q_heads, head_size] f32
+  TensorArg partialLse;    // [num_seqs, max_partitions, num_q_heads] f32
+  float scale = 1.0f;
+  float softCapValue = 0.0f;
+  int32_t slidingWindow = 0;  // 0 = attend to the whole context
+};
+
+class PagedDecode {
+ public:
+  static absl::StatusOr<PagedDecode> create(JitCompiler& jit, Device& device,
+                                            const PagedDecodeConfig& config);
+  // max_partitions for contexts up to maxModelLen.
+  int64_t maxPartitions(int64_t maxModelLen) const;
+  int64_t partitionSize() const { return partitionSize_; }
+  absl::Status operator()(const PagedDecodeArgs& args, Stream stream = nullptr) const;
+  const LoadedKernel& decodeKernel() const { return *decode_; }
+  const LoadedKernel& reduceKernel() const { return *reduce_; }
+
+ private:
+  Device* device_ = nullptr;
+  const LoadedKernel* decode_ = nullptr;
+  const LoadedKernel* reduce_ = nullptr;
+  int64_t partitionSize_ = 0;
+};
+
+}  // namespace tilejit

@@ -1,0 +1,94 @@
+// Paged decode on the CPU backend against the float64 reference (NaN-poisoned tails and
+// unused blocks, shuffled tables, poisoned outputs), and proof that the check can fail: a
+// mutant that reads the whole last V block into the PV product is caught.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "../decode_cases.h"
+#include "compiler/embedded_files.h"
+
+namespace tilejit {
+namespace {
+
+class PagedDecodeOnCpu : public ::testing::TestWithParam<testing::DecodeCase> {
+ protected:
+  static void SetUpTestSuite() {
+    device_ = createCpuDevice().release();
+    jit_ = JitCompiler::create()->release();
+  }
+  static void TearDownTestSuite() {
+    delete jit_;
+    delete device_;
+  }
+  static Device* device_;
+  static JitCompiler* jit_;
+};
+Device* PagedDecodeOnCpu::device_ = nullptr;
+JitCompiler* PagedDecodeOnCpu::jit_ = nullptr;
+
+TEST_P(PagedDecodeOnCpu, MatchesReference) {
+  const testing::DecodeCase& c = GetParam();
+  auto op = PagedDecode::create(*jit_, *device_, c.config);
+  ASSERT_TRUE(op.ok()) << op.status();
+  DecodeProblem problem;
+  problem.numKvHeads = c.numKvHeads;
+  problem.numQHeads = c.numKvHeads * c.config.gqaRatio;
+  problem.seqLens = testing::decodeLengths(c.config.blockSize, op->partitionSize(), false);
+  problem.softCapValue = c.softCapValue;
+  problem.slidingWindow = c.slidingWindow;
+  problem.seed = 7;
+  auto check = checkPagedDecode(*jit_, *device_, c.config, problem);
+  ASSERT_TRUE(check.ok()) << check.status();
+  EXPECT_TRUE(check->passed) << check->detail;
+}
+
+INSTANTIATE_TEST_SUITE_P(Domain, PagedDecodeOnCpu, ::testing::ValuesIn(testing::decodeCases(false)),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(PagedDecodeCheck, CatchesAKernelThatReadsTheWholeLastBlock) {
+  // The mutant's V load ignores the sequence end (limit = the partition end rounded up to a
+  // whole block), as vLLM's vectorised V read did (CONTEXT.md section 2). Masked logits give
+  // P = 0, but 0 * NaN from the poisoned tail is NaN.
+  auto text = shippedTemplate("paged_decode");
+  ASSERT_TRUE(text.ok());
+  std::string mutant = *text;
+  const std::string vLoad = "%v = tj.paged_load %value_cache, %block_tables[%seq] tokens %t0 limit %end";
+  size_t at = mutant.find(vLoad);
+  ASSERT_NE(at, std::string::npos);
+  mutant.replace(at, vLoad.size(),
+                 "%block_size_c = tj.param_value @block_size : index\n"
+                 "        %end_blocks = arith.ceildivsi %end, %block_size_c : index\n"
+                 "        %whole_blocks = arith.muli %end_blocks, %block_size_c : index\n"
+                 "        %v = tj.paged_load %value_cache, %block_tables[%seq] tokens %t0 limit %whole_blocks");
+  auto dir = ::testing::TempDir() + "/mutant_templates";
+  std::filesystem::create_directories(dir);
+  // Route the shipped names to files via KernelSpec::fromFile through a private JIT.
+  std::string path = dir + "/paged_decode.mlir";
+  { std::ofstream(path) << mutant; }
+  auto device = createCpuDevice();
+  auto jit = JitCompiler::create();
+  ASSERT_TRUE(jit.ok());
+  PagedDecodeConfig config;
+  config.gqaRatio = 2;
+  config.blockSize = 16;
+  config.templateOverrides["paged_decode"] = path;
+  DecodeProblem problem;
+  problem.numKvHeads = 1;
+  problem.numQHeads = 2;
+  problem.seqLens = {5, 16, 17, 40};
+  auto check = checkPagedDecode(**jit, *device, config, problem);
+  ASSERT_TRUE(check.ok()) << check.status();
+  EXPECT_FALSE(check->passed) << "the mutant passed: " << check->detail;
+  EXPECT_GT(check->nanOutputs, 0);
+  // The same problem with the shipped template passes.
+  config.templateOverrides.clear();
+  auto good = checkPagedDecode(**jit, *device, config, problem);
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_TRUE(good->passed) << good->detail;
+}
+
+}  // namespace
+}  // namespace tilejit

@@ -1,0 +1,90 @@
+// Paged-decode specializations and problems shared by the CPU and CUDA suites. Covers every
+// GQA ratio, head size and block size of the domain (each sweep around a base point), both
+// cache layouts, both dtypes and every option; context lengths include 1, block_size - 1,
+// block_size, block_size + 1 and partition boundaries.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "compiler/ops/paged_decode.h"
+#include "tools/harness/paged_decode_harness.h"
+
+namespace tilejit::testing {
+
+struct DecodeCase {
+  std::string name;
+  PagedDecodeConfig config;
+  int64_t numKvHeads = 2;
+  float softCapValue = 0;
+  int32_t slidingWindow = 0;
+};
+
+inline std::vector<DecodeCase> decodeCases(bool full) {
+  std::vector<DecodeCase> cases;
+  auto add = [&](std::string name, PagedDecodeConfig config, int64_t kvHeads = 2) {
+    cases.push_back({std::move(name), std::move(config), kvHeads});
+    return &cases.back();
+  };
+  PagedDecodeConfig base;
+  base.headSize = 128;
+  base.blockSize = 16;
+  base.gqaRatio = 4;
+  std::vector<int64_t> ratios = full ? std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+                                     : std::vector<int64_t>{1, 3, 8, 16};
+  for (int64_t ratio : ratios) {
+    PagedDecodeConfig c = base;
+    c.gqaRatio = ratio;
+    add("ratio" + std::to_string(ratio), c, ratio == 1 ? 3 : 2);
+  }
+  std::vector<int64_t> heads = full ? std::vector<int64_t>{64, 80, 96, 112, 128, 192, 256}
+                                    : std::vector<int64_t>{64, 80, 112, 256};
+  for (int64_t head : heads) {
+    PagedDecodeConfig c = base;
+    c.headSize = head;
+    add("head" + std::to_string(head), c);
+  }
+  std::vector<int64_t> blocks = full ? std::vector<int64_t>{1, 8, 16, 32, 64, 128, 256}
+                                     : std::vector<int64_t>{1, 8, 32, 256};
+  for (int64_t block : blocks)
+    for (const char* layout : {"standard", "shuffled"}) {
+      if (std::string(layout) == "shuffled" && block % 8 != 0) continue;
+      PagedDecodeConfig c = base;
+      c.blockSize = block;
+      c.gqaRatio = 2;
+      c.kvLayout = layout;
+      add("block" + std::to_string(block) + "_" + layout, c);
+    }
+  {
+    PagedDecodeConfig c = base;
+    c.dtype = "f16";
+    add("f16", c);
+  }
+  {
+    PagedDecodeConfig c = base;
+    c.softCap = true;
+    add("soft_cap", c)->softCapValue = 5.0f;
+  }
+  {
+    PagedDecodeConfig c = base;
+    c.alibi = true;
+    add("alibi", c);
+  }
+  {
+    PagedDecodeConfig c = base;
+    add("sliding_window", c)->slidingWindow = 37;
+  }
+  return cases;
+}
+
+// Lengths around the block and partition edges of a config, plus 1 and an empty sequence.
+inline std::vector<int64_t> decodeLengths(int64_t blockSize, int64_t partitionSize, bool longContext) {
+  std::vector<int64_t> lengths = {1, 0, blockSize + 1, partitionSize + 1, 2 * partitionSize - 1};
+  if (blockSize > 1) lengths.push_back(blockSize - 1);
+  lengths.push_back(blockSize);
+  lengths.push_back(partitionSize);
+  if (longContext) lengths.push_back(32768);
+  return lengths;
+}
+
+}  // namespace tilejit::testing

@@ -1,0 +1,132 @@
+// Paged decode on the CUDA device: the whole domain sweep (every GQA ratio 1..16, every head
+// size and block size, both layouts, both dtypes, every option) at context lengths around
+// block and partition edges plus 32K, against the float64 reference; and graph capture:
+// one launch captured, replayed with other sequence lengths and block tables, equal to eager.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "../decode_cases.h"
+#include "runtime/cuda_driver.h"
+#include "tools/harness/host_tensor.h"
+
+#include <cmath>
+#include <numeric>
+#include <random>
+
+namespace tilejit {
+namespace {
+
+class PagedDecodeOnCuda : public ::testing::TestWithParam<testing::DecodeCase> {
+ protected:
+  static void SetUpTestSuite() {
+    auto device = createCudaDevice();
+    if (!device.ok()) {
+      skipReason_ = new std::string(device.status().message());
+      return;
+    }
+    device_ = device->release();
+    jit_ = JitCompiler::create()->release();
+  }
+  static void TearDownTestSuite() {
+    delete jit_;
+    delete device_;
+  }
+  void SetUp() override {
+    if (!device_) GTEST_SKIP() << "no CUDA device: " << *skipReason_;
+  }
+  static Device* device_;
+  static JitCompiler* jit_;
+  static std::string* skipReason_;
+};
+Device* PagedDecodeOnCuda::device_ = nullptr;
+JitCompiler* PagedDecodeOnCuda::jit_ = nullptr;
+std::string* PagedDecodeOnCuda::skipReason_ = nullptr;
+
+TEST_P(PagedDecodeOnCuda, MatchesReference) {
+  const testing::DecodeCase& c = GetParam();
+  auto op = PagedDecode::create(*jit_, *device_, c.config);
+  ASSERT_TRUE(op.ok()) << op.status();
+  DecodeProblem problem;
+  problem.numKvHeads = c.numKvHeads;
+  problem.numQHeads = c.numKvHeads * c.config.gqaRatio;
+  // 32K context only where the cache stays small enough for a quick host reference.
+  bool longContext = c.name == "ratio4" || c.name == "block16_shuffled" || c.name == "head256";
+  problem.seqLens = testing::decodeLengths(c.config.blockSize, op->partitionSize(), longContext);
+  problem.softCapValue = c.softCapValue;
+  problem.slidingWindow = c.slidingWindow;
+  for (uint64_t seed : {3u, 4u}) {
+    problem.seed = seed;
+    auto check = checkPagedDecode(*jit_, *device_, c.config, problem);
+    ASSERT_TRUE(check.ok()) << check.status();
+    EXPECT_TRUE(check->passed) << check->detail;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Domain, PagedDecodeOnCuda, ::testing::ValuesIn(testing::decodeCases(true)),
+                         [](const auto& info) { return info.param.name; });
+
+// Static grid + graph capture: the grid depends on num_seqs, num_kv_heads and max_partitions
+// only, so a launch captured once replays correctly with other lengths and tables.
+TEST_F(PagedDecodeOnCuda, GraphReplayWithChangedLengthsEqualsEager) {
+  PagedDecodeConfig config;
+  config.gqaRatio = 4;
+  auto op = PagedDecode::create(*jit_, *device_, config);
+  ASSERT_TRUE(op.ok()) << op.status();
+  const int64_t seqs = 3, hkv = 2, hq = 8, dim = 128, bs = 16, maxLen = 4096;
+  const int64_t blocksPerSeq = maxLen / bs, numBlocks = seqs * blocksPerSeq;
+  const int64_t partitions = op->maxPartitions(maxLen);
+  std::mt19937_64 rng(5);
+  HostTensor query(DType::kBF16, {seqs, hq, dim}), kc(DType::kBF16, {numBlocks, bs, hkv, dim}),
+      vc(DType::kBF16, {numBlocks, bs, hkv, dim}), table(DType::kI32, {seqs, blocksPerSeq}),
+      lens(DType::kI32, {seqs}), slopes(DType::kF32, {hq}), out(DType::kBF16, {seqs, hq, dim}),
+      pout(DType::kF32, {seqs, partitions, hq, dim}), plse(DType::kF32, {seqs, partitions, hq});
+  query.fillNormal(rng);
+  kc.fillNormal(rng);
+  vc.fillNormal(rng);
+  slopes.fillNormal(rng);
+  auto upload = [&](const HostTensor& t) { return DeviceTensor::upload(*device_, t).value(); };
+  DeviceTensor dq = upload(query), dk = upload(kc), dv = upload(vc), dt = upload(table),
+               dl = upload(lens), ds = upload(slopes), dout = upload(out), dpo = upload(pout),
+               dpl = upload(plse);
+  PagedDecodeArgs args{dout.arg(), dq.arg(), dk.arg(), dv.arg(), dt.arg(), dl.arg(), ds.arg(),
+                       dpo.arg(), dpl.arg()};
+  args.scale = 0.088f;
+  auto randomize = [&](std::vector<int64_t> lengths) {
+    std::vector<int64_t> order(static_cast<size_t>(numBlocks));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int64_t i = 0; i < table.numel(); ++i) table.set(i, double(order[size_t(i)]));
+    for (int64_t s = 0; s < seqs; ++s) lens.set(s, double(lengths[size_t(s)]));
+    ASSERT_TRUE(dt.overwrite(table).ok());
+    ASSERT_TRUE(dl.overwrite(lens).ok());
+  };
+  auto stream = cuda::CudaStream::create();
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  randomize({1, 1, 1});  // captured at length 1, as vLLM captures
+  ASSERT_TRUE(stream->beginCapture().ok());
+  ASSERT_TRUE((*op)(args, stream->handle()).ok());
+  auto graph = stream->endCapture();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  for (std::vector<int64_t> lengths : {std::vector<int64_t>{4096, 17, 1}, {1000, 4095, 513},
+                                       std::vector<int64_t>{1, 1, 1}, {2048, 0, 3000}}) {
+    randomize(lengths);
+    out.fillNaN();
+    ASSERT_TRUE(dout.overwrite(out).ok());
+    ASSERT_TRUE(graph->launch(stream->handle()).ok());
+    ASSERT_TRUE(stream->synchronize().ok());
+    HostTensor replayed;
+    ASSERT_TRUE(dout.download(replayed).ok());
+    ASSERT_TRUE(dout.overwrite(out).ok());
+    ASSERT_TRUE((*op)(args, stream->handle()).ok());
+    ASSERT_TRUE(stream->synchronize().ok());
+    HostTensor eager;
+    ASSERT_TRUE(dout.download(eager).ok());
+    EXPECT_EQ(replayed.bytes, eager.bytes) << "lengths " << lengths[0] << "," << lengths[1];
+    int64_t nans = 0;
+    for (int64_t i = 0; i < replayed.numel(); ++i) nans += std::isnan(replayed.get(i));
+    EXPECT_EQ(nans, 0);
+  }
+}
+
+}  // namespace
+}  // namespace tilejit

@@ -1,0 +1,182 @@
+#include "tools/harness/paged_decode_harness.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+
+#include "absl/strings/str_format.h"
+#include "support/status.h"
+#include "tools/harness/host_tensor.h"
+
+namespace tilejit {
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Element index of (block, slot, head, d) in a cache of the given layout (X = 8 elements of
+// 16 bits = 16 bytes).
+int64_t cacheIndex(const std::vector<int64_t>& shape, bool shuffled, bool isKey, int64_t block,
+                   int64_t slot, int64_t head, int64_t d) {
+  if (!shuffled) return ((block * shape[1] + slot) * shape[2] + head) * shape[3] + d;
+  const int64_t x = shape[4];
+  if (isKey) return (((block * shape[1] + head) * shape[2] + d / x) * shape[3] + slot) * x + d % x;
+  return (((block * shape[1] + head) * shape[2] + slot / x) * shape[3] + d) * x + slot % x;
+}
+
+}  // namespace
+
+absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
+                                             const PagedDecodeConfig& config,
+                                             const DecodeProblem& problem) {
+  TJ_ASSIGN_OR_RETURN(PagedDecode op, PagedDecode::create(jit, device, config));
+  TJ_ASSIGN_OR_RETURN(DType dtype, parseDType(config.dtype));
+  const int64_t seqs = int64_t(problem.seqLens.size());
+  const int64_t hq = problem.numQHeads, hkv = problem.numKvHeads, dim = config.headSize;
+  const int64_t bs = config.blockSize;
+  const bool shuffled = config.kvLayout == "shuffled";
+  if (hq != hkv * config.gqaRatio)
+    return absl::InvalidArgumentError("numQHeads must be numKvHeads * gqaRatio");
+  int64_t maxLen = problem.maxModelLen;
+  for (int64_t len : problem.seqLens) maxLen = std::max(maxLen, len);
+  const int64_t maxBlocksPerSeq = std::max<int64_t>(1, (maxLen + bs - 1) / bs);
+  int64_t usedBlocks = 0;
+  for (int64_t len : problem.seqLens) usedBlocks += (len + bs - 1) / bs;
+  const int64_t numBlocks = usedBlocks + 3;  // a few blocks nobody owns, all NaN
+
+  std::mt19937_64 rng(problem.seed);
+  std::vector<int64_t> blockOrder(static_cast<size_t>(numBlocks));
+  std::iota(blockOrder.begin(), blockOrder.end(), 0);
+  std::shuffle(blockOrder.begin(), blockOrder.end(), rng);
+
+  std::vector<int64_t> cacheShape = {numBlocks, bs, hkv, dim};
+  std::vector<int64_t> keyShape = cacheShape, valueShape = cacheShape;
+  if (shuffled) {
+    keyShape = {numBlocks, hkv, dim / 8, bs, 8};
+    valueShape = {numBlocks, hkv, bs / 8, dim, 8};
+  }
+  HostTensor keyCache(dtype, keyShape), valueCache(dtype, valueShape);
+  keyCache.fillNormal(rng);
+  valueCache.fillNormal(rng);
+  if (problem.poisonTails) {
+    keyCache.fillNaN();
+    valueCache.fillNaN();
+  }
+  HostTensor table(DType::kI32, {seqs, maxBlocksPerSeq});
+  HostTensor lens(DType::kI32, {seqs});
+  HostTensor query(dtype, {seqs, hq, dim});
+  query.fillNormal(rng);
+  HostTensor slopes(DType::kF32, {hq});
+  for (int64_t h = 0; h < hq; ++h) slopes.set(h, std::pow(2.0, -8.0 * double(h + 1) / double(hq)));
+
+  // Logical K/V per sequence (rounded to the cache dtype), scattered into the cache.
+  std::normal_distribution<double> normal;
+  std::vector<std::vector<double>> keys(static_cast<size_t>(seqs)), values(static_cast<size_t>(seqs));
+  int64_t nextBlock = 0;
+  for (int64_t s = 0; s < seqs; ++s) {
+    const int64_t len = problem.seqLens[size_t(s)];
+    lens.set(s, double(len));
+    for (int64_t b = 0; b < maxBlocksPerSeq; ++b)  // entries past the end point at NaN blocks
+      table.set(s * maxBlocksPerSeq + b, double(blockOrder[size_t(numBlocks - 1 - (b % 3))]));
+    for (int64_t b = 0; b < (len + bs - 1) / bs; ++b)
+      table.set(s * maxBlocksPerSeq + b, double(blockOrder[size_t(nextBlock++)]));
+    keys[size_t(s)].resize(size_t(len * hkv * dim));
+    values[size_t(s)].resize(size_t(len * hkv * dim));
+    for (int64_t t = 0; t < len; ++t) {
+      const int64_t block = int64_t(table.get(s * maxBlocksPerSeq + t / bs));
+      for (int64_t h = 0; h < hkv; ++h)
+        for (int64_t d = 0; d < dim; ++d) {
+          const size_t i = size_t((t * hkv + h) * dim + d);
+          int64_t ki = cacheIndex(keyShape, shuffled, true, block, t % bs, h, d);
+          int64_t vi = cacheIndex(valueShape, shuffled, false, block, t % bs, h, d);
+          keyCache.set(ki, normal(rng));
+          valueCache.set(vi, normal(rng));
+          keys[size_t(s)][i] = keyCache.get(ki);
+          values[size_t(s)][i] = valueCache.get(vi);
+        }
+    }
+  }
+
+  const int64_t partitions = op.maxPartitions(maxLen);
+  HostTensor output(dtype, {seqs, hq, dim});
+  HostTensor partialOut(DType::kF32, {seqs, partitions, hq, dim});
+  HostTensor partialLse(DType::kF32, {seqs, partitions, hq});
+  output.fillNaN();
+  partialOut.fillNaN();
+  partialLse.fillNaN();
+
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dOut, DeviceTensor::upload(device, output));
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dQuery, DeviceTensor::upload(device, query));
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dKey, DeviceTensor::upload(device, keyCache));
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dValue, DeviceTensor::upload(device, valueCache));
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dTable, DeviceTensor::upload(device, table));
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dLens, DeviceTensor::upload(device, lens));
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dSlopes, DeviceTensor::upload(device, slopes));
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dPartialOut, DeviceTensor::upload(device, partialOut));
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dPartialLse, DeviceTensor::upload(device, partialLse));
+  PagedDecodeArgs args{dOut.arg(),    dQuery.arg(),      dKey.arg(),        dValue.arg(),
+                       dTable.arg(),  dLens.arg(),       dSlopes.arg(),     dPartialOut.arg(),
+                       dPartialLse.arg()};
+  const double scale = 1.0 / std::sqrt(double(dim));
+  args.scale = float(scale);
+  args.softCapValue = problem.softCapValue;
+  args.slidingWindow = problem.slidingWindow;
+  TJ_RETURN_IF_ERROR(op(args));
+  TJ_RETURN_IF_ERROR(device.synchronize());
+  TJ_RETURN_IF_ERROR(dOut.download(output));
+
+  std::vector<double> reference(static_cast<size_t>(seqs * hq * dim), 0.0);
+  for (int64_t s = 0; s < seqs; ++s) {
+    const int64_t len = problem.seqLens[size_t(s)];
+    const int64_t first = problem.slidingWindow > 0 ? std::max<int64_t>(0, len - problem.slidingWindow) : 0;
+    for (int64_t h = 0; h < hq; ++h) {
+      const int64_t kvh = h / config.gqaRatio;
+      std::vector<double> logits(static_cast<size_t>(len), -std::numeric_limits<double>::infinity());
+      double maxLogit = -std::numeric_limits<double>::infinity();
+      for (int64_t t = first; t < len; ++t) {
+        double dotProduct = 0;
+        for (int64_t d = 0; d < dim; ++d)
+          dotProduct += query.get((s * hq + h) * dim + d) * keys[size_t(s)][size_t((t * hkv + kvh) * dim + d)];
+        double logit = dotProduct * scale;
+        if (config.softCap) logit = problem.softCapValue * std::tanh(logit / problem.softCapValue);
+        if (config.alibi) logit += slopes.get(h) * double(t - (len - 1));
+        logits[size_t(t)] = logit;
+        maxLogit = std::max(maxLogit, logit);
+      }
+      if (len == 0 || first >= len) continue;
+      double sum = 0;
+      for (int64_t t = first; t < len; ++t) sum += std::exp(logits[size_t(t)] - maxLogit);
+      for (int64_t d = 0; d < dim; ++d) {
+        double acc = 0;
+        for (int64_t t = first; t < len; ++t)
+          acc += std::exp(logits[size_t(t)] - maxLogit) * values[size_t(s)][size_t((t * hkv + kvh) * dim + d)];
+        reference[size_t((s * hq + h) * dim + d)] = acc / sum;
+      }
+    }
+  }
+  ErrorReport error = compare(output, reference);
+  // Where it is worst, for the message: (sequence, length, head, got, expected).
+  int64_t worst = 0;
+  double worstError = -1;
+  for (int64_t i = 0; i < output.numel(); ++i) {
+    double e = std::isnan(output.get(i)) ? std::numeric_limits<double>::infinity()
+                                         : std::fabs(output.get(i) - reference[size_t(i)]);
+    if (e > worstError) worstError = e, worst = i;
+  }
+  const int64_t worstSeq = worst / (hq * dim);
+  DecodeCheck check;
+  check.relativeLinf = error.relativeLinf;
+  check.nanOutputs = error.nanCount;
+  check.tolerance = config.dtype == "bf16" ? 2e-2 : 5e-3;
+  check.passed = error.nanCount == 0 && error.relativeLinf <= check.tolerance;
+  check.detail = absl::StrFormat(
+      "rel L-inf %.3e (tolerance %.0e), %d NaN/inf outputs of %d; worst at sequence %d "
+      "(length %d) head %d: %g vs %g",
+      error.relativeLinf, check.tolerance, error.nanCount, error.compared, worstSeq,
+      problem.seqLens[size_t(worstSeq)], (worst / dim) % hq, output.get(worst),
+      reference[size_t(worst)]);
+  return check;
+}
+
+}  // namespace tilejit
