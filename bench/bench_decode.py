@@ -25,17 +25,19 @@ OUT = os.environ.get("OUT", "/tmp/out")
 os.makedirs(OUT, exist_ok=True)
 D, BS, NSEG, LIMIT = 128, 16, 16, 60e9
 PARTITIONS = [int(p) for p in os.environ.get("PARTITIONS", "64,256,1024").split(",")]
+BLOCK_NS = [int(n) for n in os.environ.get("BLOCK_NS", "32,64").split(",")]
+VARIANTS = [(p, n) for p in PARTITIONS for n in BLOCK_NS]
 CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset
 jit = tilejit.Jit()
 _kernels = {}
 
 
-def kernels(ratio, partition):
-    key = (ratio, partition)
+def kernels(ratio, partition, block_n):
+    key = (ratio, partition, block_n)
     if key not in _kernels:
         common = dict(dtype="bf16", head_size=D, gqa_ratio=ratio, q_rows=16,
                       partition_size=partition)
-        dec = jit.load("paged_decode", block_size=BS, block_n=64, num_warps=4, **common)
+        dec = jit.load("paged_decode", block_size=BS, block_n=block_n, num_warps=4, **common)
         red = jit.load("paged_decode_reduce", num_warps=4, **common)
         _kernels[key] = (dec, red)
     return _kernels[key]
@@ -86,8 +88,8 @@ def run_case(hq, hkv, b, ctx):
 
     # tilejit, one partition size at a time
     slopes = torch.zeros(hq, dtype=torch.float32, device=dev)
-    for partition in PARTITIONS:
-        dec, red = kernels(hq // hkv, partition)
+    for partition, block_n in VARIANTS:
+        dec, red = kernels(hq // hkv, partition, block_n)
         parts = max(1, math.ceil(ctx / partition))
         p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
@@ -98,7 +100,7 @@ def run_case(hq, hkv, b, ctx):
         def f_tj(dec=dec, red=red, dargs=dargs, rargs=rargs):
             dec.launch_args(dargs)
             red.launch_args(rargs)
-        timed(f"tilejit_p{partition}", f_tj)
+        timed(f"tilejit_p{partition}_n{block_n}", f_tj)
         del p_out, p_lse
 
     thr = 128 // hkv
@@ -148,19 +150,19 @@ def main():
                     write(dict(hq=hq, hkv=hkv, batch=b, ctx=ctx, error=repr(e)[:300]))
                     print("error", hq, hkv, b, ctx, repr(e)[:300])
     print(f"read ceiling {read_bw:.2f} TB/s")
-    print(f"{'heads':6} {'b':>4} {'ctx':>6} {'tj best us':>10} {'P':>5} {'TB/s':>5} {'%R':>4} "
+    print(f"{'heads':6} {'b':>4} {'ctx':>6} {'tj best us':>10} {'variant':>10} {'TB/s':>5} {'%R':>4} "
           f"{'peer us':>8} {'peer':>12} {'speedup':>7} {'relerr':>8}")
     for r in rows:
         if "skipped" in r:
             print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} skipped")
             continue
-        tj = min(PARTITIONS, key=lambda p: r.get(f"tilejit_p{p}_us", 1e30))
-        tj_us = r[f"tilejit_p{tj}_us"]
+        tj = min((f"p{p}_n{n}" for p, n in VARIANTS), key=lambda v: r.get(f"tilejit_{v}_us", 1e30))
+        tj_us = r[f"tilejit_{tj}_us"]
         peers = {k: r[f"{k}_us"] for k in ("unified", "unified_alt", "decode_s4", "decode_s16") if f"{k}_us" in r}
         best = min(peers, key=peers.get)
-        print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} {tj_us:>10.1f} {tj:>5} "
-              f"{r[f'tilejit_p{tj}_TBps']:>5.2f} {100*r[f'tilejit_p{tj}_TBps']/read_bw:>4.0f} "
-              f"{peers[best]:>8.1f} {best:>12} {peers[best]/tj_us:>7.2f} {r[f'tilejit_p{tj}_relerr']:>8.1e}")
+        print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} {tj_us:>10.1f} {tj:>10} "
+              f"{r[f'tilejit_{tj}_TBps']:>5.2f} {100*r[f'tilejit_{tj}_TBps']/read_bw:>4.0f} "
+              f"{peers[best]:>8.1f} {best:>12} {peers[best]/tj_us:>7.2f} {r[f'tilejit_{tj}_relerr']:>8.1e}")
 
 
 if __name__ == "__main__":

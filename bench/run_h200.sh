@@ -7,7 +7,7 @@ OUT=${OUT:-/tmp/out}
 B=.device/bin
 export PYTHONUNBUFFERED=1 TILEJIT_LIB=$B/libtilejit_c.so PYTHONPATH=python:bench/peers PEERS_DIR=.peers
 export TILEJIT_CACHE_DIR=${TILEJIT_CACHE_DIR:-/tmp/tilejit-cache}
-steps=${*:-tests run memory decode jit}
+steps=${*:-jit tests run memory decode}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw --format=csv > "$OUT/env.txt" 2>&1
 for step in $steps; do
   echo "=== $step $(date +%T)"

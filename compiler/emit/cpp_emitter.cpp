@@ -447,6 +447,18 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
   for (const auto& [name, value] : metadata.parameters) parameters.push_back(name + "=" + value);
   out += absl::StrCat("// parameters: ", absl::StrJoin(parameters, " "), "\n");
   out += absl::StrCat("#define TJ_THREADS ", metadata.threadsPerProgram, "\n");
+  // Scratch shared memory for the library's exchanges (reductions, broadcasts, dot staging):
+  // as large as the largest tile in f32, so that a kernel of small tiles does not reserve
+  // (and lose occupancy to) the library's maximum. Backends without shared memory ignore it.
+  int64_t largestTile = 0;
+  kernel.walk([&](mlir::Operation* op) {
+    for (mlir::Type type : op->getResultTypes())
+      if (auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type))
+        largestTile = std::max(largestTile, tensor.getNumElements());
+  });
+  int64_t scratchBytes = 2048;
+  while (scratchBytes < largestTile * 4 && scratchBytes < 32768) scratchBytes *= 2;
+  out += absl::StrCat("#define TJ_SMEM_BYTES ", scratchBytes, "\n");
   out += "#include \"tj/device.h\"\n\n";
 
   std::string argsType = absl::StrCat("tj_args_", kernel.getSymName().str());

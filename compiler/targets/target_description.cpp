@@ -16,16 +16,20 @@ std::vector<TargetDescription> buildTargets() {
   const MatrixInstruction mfma16k32{"mfma_f32_16x16x32_bf16", 16, 16, 32, "bf16"};
   const MatrixInstruction wmma{"wmma_f32_16x16x16_bf16", 16, 16, 16, "bf16"};
 
-  // Tuning shared by the NVIDIA targets; decode.* values were measured on the H200
-  // (bench/results/), merge/reshape values on the same machine.
+  // Tuning shared by the NVIDIA targets (sm_80 inherits the H200's values: not measured).
   std::map<std::string, int64_t> nvidiaTuning = {
-      {"merge_attn_states.num_warps", 4},
-      {"merge_attn_states.heads_per_program", 8},
-      {"reshape_and_cache.num_warps", 4},
+      // Measured on the H200 (bench/results/2026-11-29/sweep.jsonl): best of
+      // heads_per_program {8,16,32} x num_warps {2,4,8} at 4K and 32K tokens.
+      {"merge_attn_states.num_warps", 2},
+      {"merge_attn_states.heads_per_program", 16},
+      // Best of tokens_per_program {1,2,4,8} x num_warps {1,2,4} at 32K tokens.
+      {"reshape_and_cache.num_warps", 1},
       {"reshape_and_cache.tokens_per_program", 2},
+      // Best of block_n {32,64,128} x num_warps {4,8} x partition {256,1024} on five cells
+      // (sweep.jsonl); the decode benchmark also records partition sizes 64..1024 per cell.
       {"paged_decode.q_rows", 16},
-      {"paged_decode.block_n", 64},
-      {"paged_decode.partition_size", 512},
+      {"paged_decode.block_n", 32},
+      {"paged_decode.partition_size", 1024},
       {"paged_decode.num_warps", 4},
       {"paged_decode_reduce.q_rows", 16},
       {"paged_decode_reduce.num_warps", 4},

@@ -55,14 +55,23 @@ TEST(PagedDecodeCheck, CatchesAKernelThatReadsTheWholeLastBlock) {
   auto text = shippedTemplate("paged_decode");
   ASSERT_TRUE(text.ok());
   std::string mutant = *text;
-  const std::string vLoad = "%v = tj.paged_load %value_cache, %block_tables[%seq] tokens %t0 limit %end";
-  size_t at = mutant.find(vLoad);
+  const std::string endLine = "%end = arith.minsi %past_partition, %seq_len : index\n";
+  size_t at = mutant.find(endLine);
   ASSERT_NE(at, std::string::npos);
-  mutant.replace(at, vLoad.size(),
-                 "%block_size_c = tj.param_value @block_size : index\n"
-                 "        %end_blocks = arith.ceildivsi %end, %block_size_c : index\n"
-                 "        %whole_blocks = arith.muli %end_blocks, %block_size_c : index\n"
-                 "        %v = tj.paged_load %value_cache, %block_tables[%seq] tokens %t0 limit %whole_blocks");
+  mutant.insert(at + endLine.size(),
+                "      %block_size_c = tj.param_value @block_size : index\n"
+                "      %end_blocks = arith.ceildivsi %end, %block_size_c : index\n"
+                "      %whole_blocks = arith.muli %end_blocks, %block_size_c : index\n");
+  // Every V load of the kernel takes the whole-block limit.
+  int replaced = 0;
+  for (size_t v = mutant.find("%value_cache, %block_tables[%seq] tokens"); v != std::string::npos;
+       v = mutant.find("%value_cache, %block_tables[%seq] tokens", v + 1)) {
+    size_t limit = mutant.find("limit %end", v);
+    ASSERT_NE(limit, std::string::npos);
+    mutant.replace(limit, 10, "limit %whole_blocks");
+    ++replaced;
+  }
+  ASSERT_GE(replaced, 1);
   auto dir = ::testing::TempDir() + "/mutant_templates";
   std::filesystem::create_directories(dir);
   // Route the shipped names to files via KernelSpec::fromFile through a private JIT.

@@ -1,0 +1,120 @@
+"""Tuning sweep on the GPU (the measured table behind the target's tuning constants):
+variants of the tile/launch parameters of each template on representative shapes, timed as
+in bench/peers/common.py. Writes $OUT/sweep.jsonl and prints the best variant per shape.
+
+    PYTHONPATH=python:bench/peers python3 bench/sweep.py [memory] [decode]
+"""
+import itertools
+import json
+import math
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
+from common import bench  # noqa: E402
+
+import tilejit  # noqa: E402
+
+OUT = os.environ.get("OUT", "/tmp/out")
+jit = tilejit.Jit()
+results = []
+
+
+def record(rec):
+    results.append(rec)
+    with open(os.path.join(OUT, "sweep.jsonl"), "a") as f:
+        f.write(json.dumps(rec) + "\n")
+
+
+def time_us(fn):
+    return bench(fn)["median_ms"] * 1e3
+
+
+def sweep_memory():
+    H, D = 32, 128
+    for N in (4096, 32768):
+        p = torch.randn(N, H, D, device="cuda").to(torch.bfloat16)
+        s = torch.randn(N, H, D, device="cuda").to(torch.bfloat16)
+        pl, sl = torch.randn(H, N, device="cuda"), torch.randn(H, N, device="cuda")
+        out, ol = torch.empty_like(p), torch.empty_like(pl)
+        nbytes = 3 * N * H * D * 2 + 3 * H * N * 4
+        for hpp, warps in itertools.product((8, 16, 32), (2, 4, 8)):
+            k = jit.load("merge_attn_states", heads_per_program=hpp, num_warps=warps)
+            a = k.make_args(out, ol, p, pl, s, sl)
+            us = time_us(lambda: k.launch_args(a))
+            record(dict(item="merge", N=N, heads_per_program=hpp, num_warps=warps, us=us,
+                        TBps=nbytes / us / 1e6))
+    NB, BS, HK = 16384, 16, 8
+    kc = torch.empty(NB, BS, HK, D, dtype=torch.bfloat16, device="cuda").normal_()
+    vc = torch.empty_like(kc).normal_()
+    for N in (4096, 32768):
+        key = torch.randn(N, HK, D, device="cuda").to(torch.bfloat16)
+        val = torch.randn(N, HK, D, device="cuda").to(torch.bfloat16)
+        slot = torch.randperm(NB * BS, device="cuda")[:N].contiguous()
+        moved = 4 * N * HK * D * 2
+        for tpp, warps in itertools.product((1, 2, 4, 8), (1, 2, 4)):
+            k = jit.load("reshape_and_cache", tokens_per_program=tpp, num_warps=warps, heads_per_tile=8)
+            a = k.make_args(key, val, kc, vc, slot)
+            us = time_us(lambda: k.launch_args(a))
+            record(dict(item="cache", N=N, tokens_per_program=tpp, num_warps=warps, us=us,
+                        TBps=moved / us / 1e6))
+
+
+def sweep_decode():
+    D, BS = 128, 16
+    cells = [(32, 8, 1, 16384), (32, 8, 16, 4096), (32, 8, 64, 16384), (32, 32, 64, 4096),
+             (64, 8, 256, 4096)]
+    templates = {"shipped": "paged_decode", "v_early": "bench/variants/paged_decode_v_early.mlir"}
+    for hq, hkv, b, ctx in cells:
+        nblk = b * ctx // BS
+        kc = torch.empty(nblk, BS, hkv, D, dtype=torch.bfloat16, device="cuda").normal_()
+        vc = torch.empty_like(kc).normal_()
+        table = torch.randperm(nblk, device="cuda").to(torch.int32).view(b, ctx // BS)
+        lens = torch.full((b,), ctx, dtype=torch.int32, device="cuda")
+        q = torch.randn(b, hq, D, dtype=torch.bfloat16, device="cuda")
+        out = torch.empty_like(q)
+        slopes = torch.zeros(hq, device="cuda")
+        kv_bytes = b * ctx * hkv * D * 4
+        for (tname, tpath), bn, warps, part in itertools.product(
+                templates.items(), (32, 64, 128), (4, 8), (256, 1024)):
+            common = dict(gqa_ratio=hq // hkv, q_rows=16, partition_size=part)
+            try:
+                dec = jit.load(tpath, block_n=bn, num_warps=warps, **common)
+                red = jit.load("paged_decode_reduce", num_warps=4, **common)
+            except tilejit.TilejitError as e:
+                record(dict(item="decode", error=str(e)[:200], template=tname, block_n=bn))
+                continue
+            parts = math.ceil(ctx / part)
+            po = torch.empty(b, parts, hq, D, device="cuda")
+            pl = torch.empty(b, parts, hq, device="cuda")
+            da = dec.make_args(po, pl, q, kc, vc, table, lens, slopes, 1 / math.sqrt(D), 0.0, 0)
+            ra = red.make_args(out, po, pl, lens)
+            us = time_us(lambda: (dec.launch_args(da), red.launch_args(ra)))
+            record(dict(item="decode", hq=hq, hkv=hkv, batch=b, ctx=ctx, template=tname,
+                        block_n=bn, num_warps=warps, partition_size=part, us=us,
+                        TBps=kv_bytes / us / 1e6, registers=dec.info.registers))
+        del kc, vc
+        torch.cuda.empty_cache()
+
+
+def main():
+    steps = sys.argv[1:] or ["memory", "decode"]
+    if "memory" in steps:
+        sweep_memory()
+    if "decode" in steps:
+        sweep_decode()
+    best = {}
+    for r in results:
+        if "us" not in r:
+            continue
+        key = (r["item"], r.get("N"), r.get("hq"), r.get("hkv"), r.get("batch"), r.get("ctx"))
+        if key not in best or r["us"] < best[key]["us"]:
+            best[key] = r
+    for key, r in best.items():
+        print(key, {k: v for k, v in r.items() if k not in ("item",)})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,206 @@
+// Variant for measurements: V is loaded together with K (both in flight during QK and softmax).
+// Paged decode attention, split-K: one query token per sequence; K/V gathered from a paged
+// cache through the block table; the context split into partitions of `partition_size`
+// tokens so small batches at long context still fill the GPU (grid: seqs x kv heads x
+// partitions, from shapes only). The q heads of one GQA group share every K/V load and form
+// the M dimension of both dots. Each program writes the group's partial output and LSE of
+// its partition; paged_decode_reduce merges them. Values past a sequence's end are never
+// read: paged_load masks those rows, and their logits are -inf.
+tj.template @paged_decode {
+  tj.param @dtype : type values [f16, bf16] default bf16
+  tj.param @head_size : int values [64, 80, 96, 112, 128, 192, 256] default 128
+  tj.param @block_size : int values [1, 8, 16, 32, 64, 128, 256] default 16
+  tj.param @gqa_ratio : int range [1, 16] default 1
+  tj.param @kv_layout : string values ["standard", "shuffled"] default "standard"
+  // Rows of the q tile: the group padded to the matrix instruction's M.
+  tj.param @q_rows : int values [1, 2, 4, 8, 16, 32]
+  tj.param @block_n : int values [16, 32, 64, 128]
+  tj.param @partition_size : int values [64, 128, 256, 512, 1024, 2048, 4096]
+  tj.param @num_warps : int values [1, 2, 4, 8]
+  tj.param @soft_cap : int values [0, 1] default 0
+  tj.param @alibi : int values [0, 1] default 0
+
+  tj.constraint "q_rows must hold the whole GQA group" {
+    %rows = tj.param_value @q_rows : index
+    %ratio = tj.param_value @gqa_ratio : index
+    %ok = arith.cmpi sge, %rows, %ratio : index
+    tj.yield %ok : i1
+  }
+  tj.constraint "partition_size must be a multiple of block_n" {
+    %p = tj.param_value @partition_size : index
+    %n = tj.param_value @block_n : index
+    %r = arith.remsi %p, %n : index
+    %c0 = arith.constant 0 : index
+    %ok = arith.cmpi eq, %r, %c0 : index
+    tj.yield %ok : i1
+  }
+  tj.constraint "the shuffled layout needs block_size to be a multiple of 8" {
+    %shuffled = tj.param_equals @kv_layout, "shuffled"
+    %block = tj.param_value @block_size : index
+    %eight = arith.constant 8 : index
+    %rem = arith.remsi %block, %eight : index
+    %zero = arith.constant 0 : index
+    %aligned = arith.cmpi eq, %rem, %zero : index
+    %true = arith.constant true
+    %standard = arith.xori %shuffled, %true : i1
+    %ok = arith.ori %standard, %aligned : i1
+    tj.yield %ok : i1
+  }
+
+  tj.launch grid {
+    %seqs = tj.shape_symbol "num_seqs" : index
+    %kv_heads = tj.shape_symbol "num_kv_heads" : index
+    %partitions = tj.shape_symbol "max_partitions" : index
+    tj.yield %seqs, %kv_heads, %partitions : index, index, index
+  } threads {
+    %warps = tj.param_value @num_warps : index
+    %warp_size = tj.target_value "warp_size" : index
+    %threads = arith.muli %warps, %warp_size : index
+    tj.yield %threads : index
+  }
+
+  tj.kernel @paged_decode(
+      %partial_out: !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32>,
+      %partial_lse: !tj.view<[num_seqs, max_partitions, num_q_heads], f32>,
+      %query: !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>,
+      %key_cache: !tj.kv_cache<k, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>,
+      %value_cache: !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>,
+      %block_tables: !tj.view<[num_seqs, max_blocks_per_seq], i32>,
+      %seq_lens: !tj.view<[num_seqs], i32>,
+      %alibi_slopes: !tj.view<[num_q_heads], f32>,
+      %scale: f32, %soft_cap_value: f32, %sliding_window: i32) {
+    %seq = tj.program_id 0 : index
+    %kv_head = tj.program_id 1 : index
+    %partition = tj.program_id 2 : index
+    %ratio = tj.param_value @gqa_ratio : index
+    %partition_size = tj.param_value @partition_size : index
+    %block_n = tj.param_value @block_n : index
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %len_i32 = tj.load_scalar %seq_lens[%seq] : !tj.view<[num_seqs], i32> -> i32
+    %seq_len = arith.index_cast %len_i32 : i32 to index
+    %start = arith.muli %partition, %partition_size : index
+    %active = arith.cmpi slt, %start, %seq_len : index
+    scf.if %active {
+      %past_partition = arith.addi %start, %partition_size : index
+      %end = arith.minsi %past_partition, %seq_len : index
+      // Sliding window: only the last `sliding_window` tokens (0 = all).
+      %window = arith.index_cast %sliding_window : i32 to index
+      %has_window = arith.cmpi sgt, %window, %c0 : index
+      %window_start_raw = arith.subi %seq_len, %window : index
+      %window_start_pos = arith.maxsi %window_start_raw, %c0 : index
+      %window_start = arith.select %has_window, %window_start_pos, %c0 : index
+      %head0 = arith.muli %kv_head, %ratio : index
+      %head_end = arith.addi %head0, %ratio : index
+      %num_seqs = tj.shape_symbol "num_seqs" : index
+      %head_size = tj.param_value @head_size : index
+
+      %q = tj.load %query[%seq, %head0, %c0] limits [%num_seqs, %head_end, %head_size] [q_rows, head_size]
+          : !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">> -> tensor<?x?x!tj.dtype<"dtype">>
+      %zero = arith.constant 0.0 : f32
+      %ninf = arith.constant 0xFF800000 : f32
+      %m0 = tj.full %ninf [q_rows] : f32 -> tensor<?xf32>
+      %l0 = tj.full %zero [q_rows] : f32 -> tensor<?xf32>
+      %acc0 = tj.full %zero [q_rows, head_size] : f32 -> tensor<?x?xf32>
+      %zero_s = tj.full %zero [q_rows, block_n] : f32 -> tensor<?x?xf32>
+      %ninf_s = tj.full %ninf [q_rows, block_n] : f32 -> tensor<?x?xf32>
+      %scale_s = tj.full %scale [q_rows, block_n] : f32 -> tensor<?x?xf32>
+      %zero_r = tj.full %zero [q_rows] : f32 -> tensor<?xf32>
+      %ninf_r = tj.full %ninf [q_rows] : f32 -> tensor<?xf32>
+      %slopes = tj.load %alibi_slopes[%head0] limits [%head_end] [q_rows]
+          : !tj.view<[num_q_heads], f32> -> tensor<?xf32>
+      %last = arith.subi %seq_len, %c1 : index
+      %first_token = arith.maxsi %start, %window_start : index
+
+      %m, %l, %acc = scf.for %t0 = %start to %end step %block_n
+          iter_args(%m_i = %m0, %l_i = %l0, %acc_i = %acc0) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+        %k = tj.paged_load %key_cache, %block_tables[%seq] tokens %t0 limit %end head %kv_head [block_n, head_size]
+            : !tj.kv_cache<k, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
+        %v = tj.paged_load %value_cache, %block_tables[%seq] tokens %t0 limit %end head %kv_head [block_n, head_size]
+            : !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
+        %qk = tj.dot %q, %k, %zero_s {trans_b}
+            : tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?xf32> -> tensor<?x?xf32>
+        %scaled = arith.mulf %qk, %scale_s : tensor<?x?xf32>
+        // Optional logit soft-cap: cap * tanh(s / cap).
+        %soft_cap_on = tj.param_value @soft_cap : i1
+        %capped = scf.if %soft_cap_on -> tensor<?x?xf32> {
+          %cap = tj.full %soft_cap_value [q_rows, block_n] : f32 -> tensor<?x?xf32>
+          %ratio_s = arith.divf %scaled, %cap : tensor<?x?xf32>
+          %tanh = math.tanh %ratio_s : tensor<?x?xf32>
+          %out = arith.mulf %tanh, %cap : tensor<?x?xf32>
+          scf.yield %out : tensor<?x?xf32>
+        } else {
+          scf.yield %scaled : tensor<?x?xf32>
+        }
+        // Token positions of this tile; ALiBi adds slope * (position - last position).
+        %t0_i32 = arith.index_cast %t0 : index to i32
+        %positions = tj.range %t0_i32 [block_n] : i32 -> tensor<?xi32>
+        %positions_row = tj.expand_dims %positions axis 0 : tensor<?xi32> -> tensor<1x?xi32>
+        %positions_2d = tj.broadcast %positions_row [q_rows, block_n] : tensor<1x?xi32> -> tensor<?x?xi32>
+        %alibi_on = tj.param_value @alibi : i1
+        %biased = scf.if %alibi_on -> tensor<?x?xf32> {
+          %last_i32 = arith.index_cast %last : index to i32
+          %last_2d = tj.full %last_i32 [q_rows, block_n] : i32 -> tensor<?x?xi32>
+          %distance = arith.subi %positions_2d, %last_2d : tensor<?x?xi32>
+          %distance_f = arith.sitofp %distance : tensor<?x?xi32> to tensor<?x?xf32>
+          %slope_col = tj.expand_dims %slopes axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+          %slope_2d = tj.broadcast %slope_col [q_rows, block_n] : tensor<?x1xf32> -> tensor<?x?xf32>
+          %bias = arith.mulf %slope_2d, %distance_f : tensor<?x?xf32>
+          %with_bias = arith.addf %capped, %bias : tensor<?x?xf32>
+          scf.yield %with_bias : tensor<?x?xf32>
+        } else {
+          scf.yield %capped : tensor<?x?xf32>
+        }
+        // Tokens past the end (and before the window) get -inf: they weigh exactly 0.
+        %end_i32 = arith.index_cast %end : index to i32
+        %first_i32 = arith.index_cast %first_token : index to i32
+        %end_2d = tj.full %end_i32 [q_rows, block_n] : i32 -> tensor<?x?xi32>
+        %first_2d = tj.full %first_i32 [q_rows, block_n] : i32 -> tensor<?x?xi32>
+        %before_end = arith.cmpi slt, %positions_2d, %end_2d : tensor<?x?xi32>
+        %after_first = arith.cmpi sge, %positions_2d, %first_2d : tensor<?x?xi32>
+        %valid = arith.andi %before_end, %after_first : tensor<?x?xi1>
+        %logits = arith.select %valid, %biased, %ninf_s : tensor<?x?xi1>, tensor<?x?xf32>
+
+        // Online softmax; a row with no valid token so far keeps m = -inf and shifts by 0.
+        %tile_max = tj.reduce max %logits axis 1 : tensor<?x?xf32> -> tensor<?xf32>
+        %m_new = arith.maximumf %m_i, %tile_max : tensor<?xf32>
+        %m_empty = arith.cmpf oeq, %m_new, %ninf_r : tensor<?xf32>
+        %shift = arith.select %m_empty, %zero_r, %m_new : tensor<?xi1>, tensor<?xf32>
+        %old_rel = arith.subf %m_i, %shift : tensor<?xf32>
+        %alpha = math.exp %old_rel : tensor<?xf32>
+        %shift_col = tj.expand_dims %shift axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+        %shift_2d = tj.broadcast %shift_col [q_rows, block_n] : tensor<?x1xf32> -> tensor<?x?xf32>
+        %rel = arith.subf %logits, %shift_2d : tensor<?x?xf32>
+        %p = math.exp %rel : tensor<?x?xf32>
+        %p_sum = tj.reduce sum %p axis 1 : tensor<?x?xf32> -> tensor<?xf32>
+        %l_scaled = arith.mulf %l_i, %alpha : tensor<?xf32>
+        %l_new = arith.addf %l_scaled, %p_sum : tensor<?xf32>
+        %p_low = arith.truncf %p : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
+        %alpha_col = tj.expand_dims %alpha axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+        %alpha_2d = tj.broadcast %alpha_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
+        %acc_scaled = arith.mulf %acc_i, %alpha_2d : tensor<?x?xf32>
+        %acc_new = tj.dot %p_low, %v, %acc_scaled
+            : tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?xf32> -> tensor<?x?xf32>
+        scf.yield %m_new, %l_new, %acc_new : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+      }
+
+      // Partial result of this partition: acc / l and lse = m + log(l); an empty one is 0, -inf.
+      %l_zero = arith.cmpf oeq, %l, %zero_r : tensor<?xf32>
+      %one = arith.constant 1.0 : f32
+      %one_r = tj.full %one [q_rows] : f32 -> tensor<?xf32>
+      %divisor = arith.select %l_zero, %one_r, %l : tensor<?xi1>, tensor<?xf32>
+      %divisor_col = tj.expand_dims %divisor axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+      %divisor_2d = tj.broadcast %divisor_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
+      %normalized = arith.divf %acc, %divisor_2d : tensor<?x?xf32>
+      %log_l = math.log %divisor : tensor<?xf32>
+      %lse_valid = arith.addf %m, %log_l : tensor<?xf32>
+      %lse = arith.select %l_zero, %ninf_r, %lse_valid : tensor<?xi1>, tensor<?xf32>
+      %max_partitions = tj.shape_symbol "max_partitions" : index
+      tj.store %normalized, %partial_out[%seq, %partition, %head0, %c0]
+          limits [%num_seqs, %max_partitions, %head_end, %head_size]
+          : tensor<?x?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32>
+      tj.store %lse, %partial_lse[%seq, %partition, %head0] limits [%num_seqs, %max_partitions, %head_end]
+          : tensor<?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads], f32>
+    }
+  }
+}
