@@ -20,6 +20,9 @@
 #include "compiler/jit_compiler.h"
 #include "tools/aot/aot_command.h"
 #include "tools/harness/kernel_case.h"
+#include "tools/harness/paged_decode_harness.h"
+
+#include <chrono>
 
 namespace tilejit {
 namespace {
@@ -165,6 +168,44 @@ int compileCommand(const Options& options) {
   return 0;
 }
 
+// Paged decode runs as the pair (split-K kernel + partition merge) through PagedDecode, on a
+// problem with GQA 4, context lengths around block and partition edges, poisoned tails.
+bool runPagedDecode(JitCompiler& jit, Device& device, const Options& options) {
+  PagedDecodeConfig config;
+  config.gqaRatio = 4;
+  for (const auto& [name, value] : options.params) {
+    if (name == "gqa_ratio") config.gqaRatio = std::stoll(value);
+    else if (name == "head_size") config.headSize = std::stoll(value);
+    else if (name == "block_size") config.blockSize = std::stoll(value);
+    else if (name == "dtype") config.dtype = value;
+    else if (name == "kv_layout") config.kvLayout = value;
+    else config.tuning[name] = value;
+  }
+  DecodeProblem problem;
+  problem.numKvHeads = 2;
+  problem.numQHeads = 2 * config.gqaRatio;
+  int64_t seqs = options.shape.count("num_seqs") ? options.shape.at("num_seqs") : 8;
+  int64_t context = options.shape.count("context") ? options.shape.at("context") : 1000;
+  problem.seqLens.clear();
+  for (int64_t s = 0; s < seqs; ++s) problem.seqLens.push_back(s == 0 ? 1 : context - 37 * s);
+  problem.iterations = options.iterations;
+  problem.seed = options.seed;
+  auto auto_start = std::chrono::steady_clock::now();
+  absl::StatusOr<DecodeCheck> check = checkPagedDecode(jit, device, config, problem);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - auto_start).count();
+  if (!check.ok()) {
+    std::printf("%-20s FAILED: %s\n", "paged_decode", std::string(check.status().message()).c_str());
+    return false;
+  }
+  double jitMs = (check->compiled.specializeSeconds + check->compiled.toolchainSeconds) * 1e3;
+  std::printf("%-20s %-8s %-10s %9.2e %9.1f %9.2f %10.2f %9.1f  %s\n", "paged_decode",
+              check->compiled.cacheHit ? "hit" : "miss", check->passed ? "pass" : "FAIL",
+              check->relativeLinf, jitMs, seconds * 1e3, check->medianMs * 1e3,
+              check->medianMs > 0 ? check->kvBytes / (check->medianMs * 1e-3) / 1e9 : 0.0,
+              check->detail.c_str());
+  return check->passed;
+}
+
 int runCommand(const Options& options) {
   if (options.help) return std::printf("%s", kRunUsage), 0;
   std::string whyNotGpu;
@@ -198,6 +239,11 @@ int runCommand(const Options& options) {
       templateName = templateName.substr(slash + 1);
     if (size_t dot = templateName.rfind(".mlir"); dot != std::string::npos)
       templateName = templateName.substr(0, dot);
+    if (templateName == "paged_decode") {
+      allPassed &= runPagedDecode(**jit, *device, options);
+      continue;
+    }
+    if (templateName == "paged_decode_reduce") continue;  // runs inside paged_decode
     const KernelCase* kernelCase = findKernelCase(templateName);
     if (!kernelCase) {
       std::printf("%-20s skipped: no reference case for this template\n", templateName.c_str());

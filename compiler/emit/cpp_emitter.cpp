@@ -75,12 +75,12 @@ class BodyEmitter {
  private:
   // A readable, unique C++ name for a value: the template's SSA name when the parser kept it.
   std::string define(Value value, std::string_view hint = "") {
-    std::string base(hint);
-    if (base.empty())
-      if (auto loc = dyn_cast<NameLoc>(value.getLoc())) base = loc.getName().str();
+    std::string base;
+    if (auto loc = dyn_cast<NameLoc>(value.getLoc())) base = loc.getName().str();
     if (base.empty())
       if (Operation* op = value.getDefiningOp())
         if (auto loc = dyn_cast<NameLoc>(op->getLoc())) base = loc.getName().str();
+    if (base.empty()) base = hint.empty() ? absl::StrCat("tmp", unnamed_++) : std::string(hint);
     std::string unique = uniqueName(base);
     names_[value] = unique;
     return unique;
@@ -186,6 +186,7 @@ class BodyEmitter {
   std::string& out_;
   llvm::DenseMap<Value, std::string> names_;
   std::set<std::string> usedNames_;
+  int unnamed_ = 0;
 };
 
 // arith/math ops: C++ operators for scalars, device-library calls for tiles.

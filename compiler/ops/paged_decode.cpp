@@ -29,10 +29,10 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
   for (const auto& [name, value] : config.tuning) params[name] = value;
   TJ_ASSIGN_OR_RETURN(KernelSpec decodeSpec,
                       specFor(config, "paged_decode", device.target(), params));
-  CompiledKernel decodeInfo;
   PagedDecode op;
   op.device_ = &device;
-  TJ_ASSIGN_OR_RETURN(op.decode_, jit.load(device, decodeSpec, &decodeInfo));
+  TJ_ASSIGN_OR_RETURN(op.decode_, jit.load(device, decodeSpec, &op.decodeInfo_));
+  op.decodeInfo_.binary.clear();  // kept for its times and flags, not its bytes
   // The reduce must agree with the decode kernel's choices, whatever chose them.
   std::map<std::string, std::string> reduceParams;
   for (const auto& [name, value] : op.decode_->metadata().parameters)

@@ -51,12 +51,15 @@ class PagedDecode {
   absl::Status operator()(const PagedDecodeArgs& args, Stream stream = nullptr) const;
   const LoadedKernel& decodeKernel() const { return *decode_; }
   const LoadedKernel& reduceKernel() const { return *reduce_; }
+  // How the decode kernel was obtained (cache hit, compile times).
+  const CompiledKernel& decodeCompile() const { return decodeInfo_; }
 
  private:
   Device* device_ = nullptr;
   const LoadedKernel* decode_ = nullptr;
   const LoadedKernel* reduce_ = nullptr;
   int64_t partitionSize_ = 0;
+  CompiledKernel decodeInfo_;
 };
 
 }  // namespace tilejit

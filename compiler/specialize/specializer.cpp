@@ -302,6 +302,7 @@ absl::StatusOr<OwningOpRef<ModuleOp>> parseTemplate(MLIRContext& context, std::s
   tj::registerTilejitDialects(registry);
   context.appendDialectRegistry(registry);
   context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);  // the file:line:col says where; the op dump is noise
   DiagnosticCollector diagnostics(context);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(

@@ -33,6 +33,7 @@ std::vector<TargetDescription> buildTargets() {
       {"paged_decode.num_warps", 4},
       {"paged_decode_reduce.q_rows", 16},
       {"paged_decode_reduce.num_warps", 4},
+      {"paged_decode_reduce.partition_size", 1024},
   };
   // AMD values are the architecture's natural sizes (not measured: no AMD GPU here).
   std::map<std::string, int64_t> amdTuning = {
@@ -46,6 +47,7 @@ std::vector<TargetDescription> buildTargets() {
       {"paged_decode.num_warps", 4},
       {"paged_decode_reduce.q_rows", 16},
       {"paged_decode_reduce.num_warps", 4},
+      {"paged_decode_reduce.partition_size", 512},
   };
   std::map<std::string, int64_t> hostTuning = {
       {"merge_attn_states.num_warps", 1},
@@ -58,6 +60,7 @@ std::vector<TargetDescription> buildTargets() {
       {"paged_decode.num_warps", 1},
       {"paged_decode_reduce.q_rows", 16},
       {"paged_decode_reduce.num_warps", 1},
+      {"paged_decode_reduce.partition_size", 256},
   };
 
   std::vector<TargetDescription> targets;

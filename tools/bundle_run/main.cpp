@@ -16,7 +16,8 @@
 namespace tilejit {
 namespace {
 
-constexpr const char* kUsage = R"(usage: tilejit-bundle-run BUNDLE (--list | --load-all [--cpu])
+constexpr const char* kUsage = R"(usage: tilejit-bundle-run BUNDLE (--list | --load-all [--cpu] [--launch])
+  --launch     also launch each loaded kernel once on zero-filled arguments (shape symbols = 4)
   --list       list the bundle's kernels (template, target, parameters, sizes)
   --load-all   load every kernel built for this machine's device (the GPU if there is one,
                else the CPU); kernels of other targets are skipped with a note
@@ -41,7 +42,42 @@ void list(const Bundle& bundle) {
   std::printf("%zu kernels\n", bundle.entries().size());
 }
 
-int loadAll(const Bundle& bundle, bool forceCpu) {
+// Launches a loaded kernel once on zero-filled arguments with every shape symbol = 4: a smoke
+// test that the runtime alone (no compiler) can check, bind and launch what the bundle holds.
+absl::Status launchOnZeros(Device& device, const LoadedKernel& kernel) {
+  std::vector<void*> buffers;
+  std::vector<KernelArg> args;
+  absl::Status status = absl::OkStatus();
+  for (const ArgSpec& spec : kernel.metadata().args) {
+    if (spec.kind == ArgSpec::Kind::kScalar) {
+      args.emplace_back(ScalarArg{spec.dtype, 1.0, 0});
+      continue;
+    }
+    TensorArg tensor;
+    tensor.dtype = spec.dtype;
+    tensor.rank = int(spec.dims.size());
+    int64_t elements = 1;
+    for (int d = tensor.rank - 1; d >= 0; --d) {
+      tensor.shape[d] = spec.dims[size_t(d)].isSymbolic() ? 4 : spec.dims[size_t(d)].value;
+      tensor.strides[d] = elements;
+      elements *= tensor.shape[d];
+    }
+    size_t bytes = size_t(std::max<int64_t>(elements * dtypeSize(spec.dtype), 16));
+    absl::StatusOr<void*> data = device.allocate(bytes);
+    if (!data.ok()) return data.status();
+    buffers.push_back(*data);
+    std::vector<unsigned char> zeros(bytes, 0);
+    if (status.ok()) status = device.copyToDevice(*data, zeros.data(), bytes);
+    tensor.data = *data;
+    args.emplace_back(tensor);
+  }
+  if (status.ok()) status = device.launch(kernel, args);
+  if (status.ok()) status = device.synchronize();
+  for (void* buffer : buffers) (void)device.free(buffer);
+  return status;
+}
+
+int loadAll(const Bundle& bundle, bool forceCpu, bool launch) {
   std::string whyNotGpu;
   std::unique_ptr<Device> device = forceCpu ? createCpuDevice() : createBestDevice(&whyNotGpu);
   std::printf("device: %s (target %s)%s\n", device->name().c_str(), device->target().c_str(),
@@ -66,6 +102,13 @@ int loadAll(const Bundle& bundle, bool forceCpu) {
                   entry.key.substr(0, 16).c_str(), std::string(kernel.status().message()).c_str());
       continue;
     }
+    if (launch) {
+      absl::Status launched = launchOnZeros(*device, **kernel);
+      std::printf("%s %s (key %s)%s%s\n", launched.ok() ? "launched" : "FAILED to launch",
+                  entry.templateName.c_str(), entry.key.substr(0, 16).c_str(),
+                  launched.ok() ? "" : ": ", std::string(launched.message()).c_str());
+      failed += !launched.ok();
+    }
     loaded.push_back(*std::move(kernel));
   }
   std::printf("loaded %zu kernels in %.2f ms (%.3f ms each); %zu for other targets skipped; "
@@ -81,13 +124,14 @@ int loadAll(const Bundle& bundle, bool forceCpu) {
 int main(int argc, char** argv) {
   using namespace tilejit;
   std::string path;
-  bool doList = false, doLoad = false, forceCpu = false;
+  bool doList = false, doLoad = false, forceCpu = false, launch = false;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") return std::printf("%s", kUsage), 0;
     if (arg == "--list") doList = true;
     else if (arg == "--load-all") doLoad = true;
     else if (arg == "--cpu") forceCpu = true;
+    else if (arg == "--launch") launch = true;
     else if (!arg.empty() && arg[0] == '-') return usageError("unknown option '" + arg + "'");
     else if (path.empty()) path = arg;
     else return usageError("one BUNDLE only");
@@ -107,5 +151,5 @@ int main(int argc, char** argv) {
     list(*bundle);
     return 0;
   }
-  return loadAll(*bundle, forceCpu);
+  return loadAll(*bundle, forceCpu, launch);
 }

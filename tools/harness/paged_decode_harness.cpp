@@ -31,6 +31,8 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
                                              const PagedDecodeConfig& config,
                                              const DecodeProblem& problem) {
   TJ_ASSIGN_OR_RETURN(PagedDecode op, PagedDecode::create(jit, device, config));
+  DecodeCheck check;
+  check.compiled = op.decodeCompile();
   TJ_ASSIGN_OR_RETURN(DType dtype, parseDType(config.dtype));
   const int64_t seqs = int64_t(problem.seqLens.size());
   const int64_t hq = problem.numQHeads, hkv = problem.numKvHeads, dim = config.headSize;
@@ -155,6 +157,13 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
       }
     }
   }
+  if (problem.iterations > 0) {
+    TJ_ASSIGN_OR_RETURN(std::vector<double> times,
+                        device.time([&] { return op(args); }, 3, problem.iterations));
+    std::sort(times.begin(), times.end());
+    check.medianMs = times[times.size() / 2];
+  }
+  for (int64_t len : problem.seqLens) check.kvBytes += double(len * hkv * dim * 2 * dtypeSize(dtype));
   ErrorReport error = compare(output, reference);
   // Where it is worst, for the message: (sequence, length, head, got, expected).
   int64_t worst = 0;
@@ -165,7 +174,6 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
     if (e > worstError) worstError = e, worst = i;
   }
   const int64_t worstSeq = worst / (hq * dim);
-  DecodeCheck check;
   check.relativeLinf = error.relativeLinf;
   check.nanOutputs = error.nanCount;
   check.tolerance = config.dtype == "bf16" ? 2e-2 : 5e-3;

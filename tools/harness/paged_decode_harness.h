@@ -20,6 +20,7 @@ struct DecodeProblem {
   int32_t slidingWindow = 0;
   uint64_t seed = 1;
   bool poisonTails = true;  // NaN in unused blocks and past each sequence's end
+  int iterations = 0;       // > 0: also time the pair of launches (median, device events)
 };
 
 struct DecodeCheck {
@@ -28,6 +29,9 @@ struct DecodeCheck {
   int64_t nanOutputs = 0;
   double tolerance = 0;
   std::string detail;
+  double medianMs = 0;  // when timed
+  double kvBytes = 0;   // K+V bytes of all sequences
+  CompiledKernel compiled;  // the decode kernel's compile record (cache hit, times)
 };
 
 absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,

@@ -1,0 +1,13 @@
+// Ahead of time: a manifest expands to specializations (constraint-rejected ones listed as skipped),
+// compiles them into one bundle, and the runtime-only loader (no MLIR/LLVM) loads and
+// launches every kernel built for this machine.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: echo '{"bundle": "k.tjb", "jobs": [{"template": "reshape_and_cache", "targets": ["host"], "grid": {"block_size": [8, 4], "kv_layout": ["shuffled"]}}, {"template": "paged_decode_reduce", "targets": ["host"], "grid": {"gqa_ratio": [2]}}]}' > %t/manifest.json
+// RUN: env TILEJIT_CACHE_DIR=%t/cache tilejit aot %t/manifest.json --quiet 2>&1 | FileCheck %s --check-prefix=COMPILE
+// RUN: tilejit-bundle-run %t/k.tjb --load-all --launch --cpu | FileCheck %s --check-prefix=LOADER
+// COMPILE: 3 specs
+// COMPILE: 2 compiled
+// COMPILE: skipped: reshape_and_cache host block_size=4 kv_layout=shuffled: {{.*}}multiple of 8
+// LOADER: launched reshape_and_cache
+// LOADER: launched paged_decode_reduce
+// LOADER: loaded 2 kernels

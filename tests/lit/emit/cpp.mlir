@@ -1,0 +1,29 @@
+// The emitter writes one self-contained translation unit over the device library, with the
+// template's names, deterministically (two runs give the same bytes).
+// RUN: tilejit compile %templates/reshape_and_cache.mlir --target sm_90 -p kv_layout=shuffled --emit cpp --no-cache > %t.a
+// RUN: tilejit compile %templates/reshape_and_cache.mlir --target sm_90 -p kv_layout=shuffled --emit cpp --no-cache > %t.b
+// RUN: cmp %t.a %t.b
+// RUN: FileCheck %s < %t.a
+// RUN: tilejit compile %templates/paged_decode.mlir --target host -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=DECODE
+
+// CHECK: // parameters: block_size=16 dtype=bf16 head_size=128 heads_per_tile=8 kv_layout=shuffled num_warps=1 tokens_per_program=2
+// CHECK: #define TJ_THREADS 32
+// CHECK: #include "tj/device.h"
+// CHECK: struct tj_args_reshape_and_cache {
+// CHECK-NEXT:   tj::View<tj::bf16, 3> key;
+// CHECK-NEXT:   tj::View<tj::bf16, 3> value;
+// CHECK-NEXT:   tj::View<tj::bf16, 5> key_cache;
+// CHECK-NEXT:   tj::View<tj::bf16, 5> value_cache;
+// CHECK-NEXT:   tj::View<int64_t, 1> slot_mapping;
+// CHECK: TJ_KERNEL_ENTRY(tj_reshape_and_cache, tj_args_reshape_and_cache) {
+// CHECK: const int64_t slot = tj::load_scalar(args.slot_mapping, tj::Index<1>{
+// CHECK: if (keep) {
+// CHECK: const tj::Tile<tj::bf16, 8, 128> k = tj::load<8, 128>(args.key,
+// CHECK: tj::paged_store<tj::CacheLayout::ShuffledK>(args.key_cache, k, block, offset,
+// CHECK: tj::paged_store<tj::CacheLayout::ShuffledV>(args.value_cache, v, block, offset,
+
+// DECODE: for (int64_t t0 = start; t0 < end; t0 += block_n) {
+// DECODE: tj::paged_load<tj::CacheLayout::Standard, 32, 128>(args.key_cache, args.block_tables, seq, t0, end, kv_head)
+// DECODE: tj::dot<true>(q, k, zero_s)
+// DECODE: tj::reduce_max<1>(logits)
+// DECODE: tj::dot<false>(p_low, v, acc_scaled)

@@ -1,0 +1,20 @@
+// RUN: tilejit compile %templates/merge_attn_states.mlir --target sm_90 -p heads_per_program=4 -p head_size=64 -p dtype=f16 --emit specialized --no-cache | FileCheck %s
+// RUN: tilejit compile %templates/merge_attn_states.mlir --target host --emit specialized --no-cache | FileCheck %s --check-prefix=HOST
+
+// Parameters become constants and leave the template; tiles get static shapes; the dtype
+// placeholder is bound everywhere (types of views and tiles).
+// CHECK: tj.template @merge_attn_states attributes {tj.parameters = {dtype = f16, head_size = 64 : i64, heads_per_program = 4 : i64, num_warps = 2 : i64}, tj.target = "sm_90"}
+// CHECK-NOT: tj.param
+// CHECK-NOT: !tj.dtype
+// CHECK: tj.launch grid
+// CHECK: arith.ceildivsi %{{.*}}, %c4
+// CHECK: threads
+// CHECK: arith.constant 64 : index
+// CHECK: tj.kernel @merge_attn_states(%output: !tj.view<[num_tokens, num_heads, 64], f16>
+// CHECK: tj.load {{.*}} [4, 1] {{.*}} -> tensor<4x1xf32>
+// CHECK: tj.load {{.*}} [4, 64] {{.*}} -> tensor<4x64xf16>
+// CHECK: tj.broadcast {{.*}} : tensor<4x1xf32> -> tensor<4x64xf32>
+
+// The host target takes its own tuned values.
+// HOST: tj.parameters = {dtype = bf16, head_size = 128 : i64, heads_per_program = 8 : i64, num_warps = 1 : i64}, tj.target = "host"
+// HOST: tensor<8x128xbf16>

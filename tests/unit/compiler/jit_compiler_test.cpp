@@ -1,0 +1,121 @@
+// The JIT pipeline's cache keys and errors, end to end: a changed device-library header or a
+// different host compiler never reuses an old binary; wrong arguments and bad specs give the
+// messages users act on.
+#include "compiler/jit_compiler.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "compiler/embedded_files.h"
+
+namespace tilejit {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string keyOf(const KernelSpec& spec) {
+  auto jit = JitCompiler::create();
+  EXPECT_TRUE(jit.ok()) << jit.status();
+  auto key = (*jit)->cacheKey(spec);
+  EXPECT_TRUE(key.ok()) << key.status();
+  return key.ok() ? *key : "";
+}
+
+TEST(JitCompilerKeys, ChangedDeviceLibraryHeaderChangesTheKey) {
+  auto spec = KernelSpec::shipped("merge_attn_states", "host");
+  ASSERT_TRUE(spec.ok());
+  const std::string original = keyOf(*spec);
+  // The same library read from disk gives the same key; one edited byte gives another.
+  std::filesystem::path root = std::filesystem::path(::testing::TempDir()) / "devlib";
+  std::filesystem::remove_all(root);
+  for (const EmbeddedFile& file : embeddedFiles()) {
+    std::string path(file.path);
+    if (path.rfind("device/cpu/", 0) != 0) continue;
+    std::filesystem::path out = root / path.substr(std::string("device/").size());
+    std::filesystem::create_directories(out.parent_path());
+    std::ofstream(out, std::ios::binary) << file.content;
+  }
+  ASSERT_EQ(setenv("TILEJIT_DEVICE_LIB_DIR", root.c_str(), 1), 0);
+  EXPECT_EQ(keyOf(*spec), original);
+  std::ofstream(root / "cpu" / "tj" / "tile.h", std::ios::app) << "\n// edited\n";
+  EXPECT_NE(keyOf(*spec), original);
+  unsetenv("TILEJIT_DEVICE_LIB_DIR");
+  EXPECT_EQ(keyOf(*spec), original);
+}
+
+TEST(JitCompilerKeys, AnotherHostCompilerChangesTheKey) {
+  if (std::system("command -v clang++-22 >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "clang++-22 is not installed";
+  auto spec = KernelSpec::shipped("reshape_and_cache", "host");
+  ASSERT_TRUE(spec.ok());
+  ASSERT_EQ(setenv("TILEJIT_HOST_CXX", "g++", 1), 0);
+  const std::string gcc = keyOf(*spec);
+  ASSERT_EQ(setenv("TILEJIT_HOST_CXX", "clang++-22", 1), 0);
+  const std::string clang = keyOf(*spec);
+  unsetenv("TILEJIT_HOST_CXX");
+  EXPECT_NE(gcc, clang);
+}
+
+TEST(JitCompilerKeys, ParametersAndTargetsAreKeyed) {
+  auto a = KernelSpec::shipped("merge_attn_states", "host", {{"head_size", "64"}});
+  auto b = KernelSpec::shipped("merge_attn_states", "host", {{"head_size", "128"}});
+  auto c = KernelSpec::shipped("merge_attn_states", "sm_90", {{"head_size", "64"}});
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_NE(keyOf(*a), keyOf(*b));
+  EXPECT_NE(keyOf(*a), keyOf(*c));
+}
+
+TEST(JitCompilerErrors, WrongArgumentsNameTheProblem) {
+  auto device = createCpuDevice();
+  auto jit = JitCompiler::create();
+  ASSERT_TRUE(jit.ok());
+  auto spec = KernelSpec::shipped("merge_attn_states", "host", {{"head_size", "64"}});
+  ASSERT_TRUE(spec.ok());
+  auto kernel = (*jit)->load(*device, *spec);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  std::vector<uint16_t> out(4 * 2 * 64), wrongWidth(4 * 2 * 128);
+  std::vector<float> lse(2 * 4);
+  TensorArg output = TensorArg::contiguous(out.data(), DType::kBF16, {4, 2, 64});
+  TensorArg outputLse = TensorArg::contiguous(lse.data(), DType::kF32, {2, 4});
+  TensorArg f16 = TensorArg::contiguous(out.data(), DType::kF16, {4, 2, 64});
+  TensorArg wide = TensorArg::contiguous(wrongWidth.data(), DType::kBF16, {4, 2, 128});
+  TensorArg fewerTokens = TensorArg::contiguous(out.data(), DType::kBF16, {3, 2, 64});
+
+  std::vector<KernelArg> args = {output, outputLse, f16, outputLse, output, outputLse};
+  EXPECT_THAT(std::string(device->launch(**kernel, args).message()),
+              HasSubstr("dtype f16 does not match the signature's bf16"));
+  args = {output, outputLse, wide, outputLse, output, outputLse};
+  EXPECT_THAT(std::string(device->launch(**kernel, args).message()), HasSubstr("must be 64"));
+  args = {output, outputLse, fewerTokens, outputLse, output, outputLse};
+  EXPECT_THAT(std::string(device->launch(**kernel, args).message()),
+              HasSubstr("shape symbol 'num_tokens'"));
+  args = {output, outputLse};
+  EXPECT_THAT(std::string(device->launch(**kernel, args).message()),
+              HasSubstr("wrong number of arguments: got 2"));
+}
+
+TEST(JitCompilerErrors, KernelForAnotherTargetIsRefused) {
+  auto device = createCpuDevice();
+  auto jit = JitCompiler::create();
+  ASSERT_TRUE(jit.ok());
+  auto spec = KernelSpec::shipped("merge_attn_states", "sm_90");
+  ASSERT_TRUE(spec.ok());
+  auto kernel = (*jit)->load(*device, *spec);
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_THAT(std::string(kernel.status().message()),
+              HasSubstr("a kernel for target sm_90 cannot run on host CPU"));
+}
+
+TEST(JitCompilerErrors, UnknownTemplateListsTheShippedOnes) {
+  auto spec = KernelSpec::shipped("flash_decode", "host");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_THAT(std::string(spec.status().message()),
+              HasSubstr("no shipped template 'flash_decode'; shipped templates: merge_attn_states"));
+}
+
+}  // namespace
+}  // namespace tilejit
