@@ -80,6 +80,27 @@ int warm(Device& device) {
   return 0;
 }
 
+// Lookup latency of one kernel through JitCompiler::load: hot = already loaded in this
+// process (10^4 calls). Warm (disk, new process) comes from `warm` runs; cold from `cold`.
+int hot(Device& device) {
+  auto jit = JitCompiler::create();
+  if (!jit.ok()) return die(jit.status());
+  auto spec = KernelSpec::shipped("reshape_and_cache", device.target());
+  if (!spec.ok()) return die(spec.status());
+  if (auto first = (*jit)->load(device, *spec); !first.ok()) return die(first.status());
+  std::vector<double> us;
+  for (int i = 0; i < 10000; ++i) {
+    auto t = Clock::now();
+    auto kernel = (*jit)->load(device, *spec);
+    us.push_back(since(t) * 1e6);
+    if (!kernel.ok()) return die(kernel.status());
+  }
+  std::sort(us.begin(), us.end());
+  std::printf("{\"mode\":\"hot\",\"median_us\":%.2f,\"p99_us\":%.2f}\n", us[us.size() / 2],
+              us[us.size() * 99 / 100]);
+  return 0;
+}
+
 int launch(Device& device) {
   auto jit = JitCompiler::create();
   if (!jit.ok()) return die(jit.status());
@@ -144,6 +165,7 @@ int main(int argc, char** argv) {
   if (mode == "cold") return cold(*device);
   if (mode == "warm") return warm(*device);
   if (mode == "launch") return launch(*device);
-  std::fprintf(stderr, "usage: tilejit_bench_jit cold|warm|launch\n");
+  if (mode == "hot") return hot(*device);
+  std::fprintf(stderr, "usage: tilejit_bench_jit cold|warm|hot|launch\n");
   return 2;
 }

@@ -66,6 +66,7 @@ struct JitCompiler::Impl {
   std::unique_ptr<DiskCache> cache;
   std::map<std::string, std::unique_ptr<Toolchain>> toolchains;  // by target name
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> headers;  // backend
+  std::map<std::string, std::string> libraryDigests;                                 // backend
   std::map<std::pair<const Device*, std::string>, std::unique_ptr<LoadedKernel>> loaded;
 
   absl::StatusOr<const Toolchain*> toolchainFor(const TargetDescription& target) {
@@ -87,18 +88,31 @@ struct JitCompiler::Impl {
     return &it->second;
   }
 
+  // The device library's content, hashed once per backend: the key must cover every byte of
+  // it, but re-hashing ~100 KB of headers on every lookup would dominate the hot path.
+  absl::StatusOr<const std::string*> libraryDigest(const std::string& backend) {
+    auto it = libraryDigests.find(backend);
+    if (it == libraryDigests.end()) {
+      TJ_ASSIGN_OR_RETURN(auto* library, headersFor(backend));
+      CacheKeyBuilder builder;
+      for (const auto& [path, content] : *library) builder.addDeviceLibrary(path, content);
+      it = libraryDigests.emplace(backend, builder.finish()).first;
+    }
+    return &it->second;
+  }
+
   // The bound parameter values are a pure function of the template text, the given values
   // and the target's tuning table, so the key hashes those and needs no parse.
   absl::StatusOr<std::string> key(const KernelSpec& spec, const TargetDescription& target) {
     TJ_ASSIGN_OR_RETURN(const Toolchain* toolchain, toolchainFor(target));
-    TJ_ASSIGN_OR_RETURN(auto* library, headersFor(target.backend));
+    TJ_ASSIGN_OR_RETURN(const std::string* library, libraryDigest(target.backend));
     CacheKeyBuilder builder;
     builder.addTemplateText(spec.templateText);
     for (const auto& [name, value] : spec.parameters) builder.addParameter(name, value);
     for (const auto& [name, value] : target.tuning) builder.addParameter("tuning:" + name, value);
     builder.addTarget(target.name);
     builder.addEmitterVersion(kEmitterVersion);
-    for (const auto& [path, content] : *library) builder.addDeviceLibrary(path, content);
+    builder.addDeviceLibrary("digest", *library);
     builder.addToolchainIdentity(toolchain->identity());
     return builder.finish();
   }
@@ -220,6 +234,24 @@ absl::StatusOr<const LoadedKernel*> JitCompiler::load(Device& device, const Kern
     return absl::InvalidArgumentError(absl::StrCat("a kernel for target ", spec.target,
                                                    " cannot run on ", device.name(), " (target ",
                                                    device.target(), ")"));
+  // Hot path: a kernel this process already loaded on this device costs one key hash.
+  {
+    auto start = std::chrono::steady_clock::now();
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(spec.target));
+    TJ_ASSIGN_OR_RETURN(std::string key, impl_->key(spec, *target));
+    auto it = impl_->loaded.find(std::make_pair(static_cast<const Device*>(&device), key));
+    if (it != impl_->loaded.end()) {
+      if (info) {
+        *info = CompiledKernel{};
+        info->key = std::move(key);
+        info->metadata = it->second->metadata();
+        info->cacheHit = true;
+        info->totalSeconds = secondsSince(start);
+      }
+      return it->second.get();
+    }
+  }
   TJ_ASSIGN_OR_RETURN(CompiledKernel compiled, compile(spec));
   std::lock_guard<std::mutex> lock(impl_->mutex);
   auto slot = std::make_pair(static_cast<const Device*>(&device), compiled.key);
