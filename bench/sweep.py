@@ -99,12 +99,64 @@ def sweep_decode():
         torch.cuda.empty_cache()
 
 
+def sweep_occupancy():
+    """min_blocks_per_sm: registers capped by __launch_bounds__ (spills) vs occupancy."""
+    H, D, N = 32, 128, 32768
+    p = torch.randn(N, H, D, device="cuda").to(torch.bfloat16)
+    s = torch.randn_like(p)
+    pl, sl = torch.randn(H, N, device="cuda"), torch.randn(H, N, device="cuda")
+    out, ol = torch.empty_like(p), torch.empty_like(pl)
+    nbytes = 3 * N * H * D * 2 + 3 * H * N * 4
+    for m in (0, 10, 12, 16):
+        k = jit.load("merge_attn_states", min_blocks_per_sm=m)
+        a = k.make_args(out, ol, p, pl, s, sl)
+        us = time_us(lambda: k.launch_args(a))
+        record(dict(item="occ_merge", N=N, min_blocks_per_sm=m, registers=k.info.registers, us=us,
+                    TBps=nbytes / us / 1e6))
+    NB, BS, HK = 16384, 16, 8
+    kc = torch.empty(NB, BS, HK, D, dtype=torch.bfloat16, device="cuda").normal_()
+    vc = torch.empty_like(kc).normal_()
+    key = torch.randn(N, HK, D, device="cuda").to(torch.bfloat16)
+    val = torch.randn_like(key)
+    slot = torch.randperm(NB * BS, device="cuda")[:N].contiguous()
+    for m in (0, 16, 24, 32):
+        k = jit.load("reshape_and_cache", min_blocks_per_sm=m)
+        a = k.make_args(key, val, kc, vc, slot)
+        us = time_us(lambda: k.launch_args(a))
+        record(dict(item="occ_cache", N=N, min_blocks_per_sm=m, registers=k.info.registers, us=us,
+                    TBps=4 * N * HK * D * 2 / us / 1e6))
+    del kc, vc
+    b, ctx, hq, hkv = 64, 4096, 32, 8
+    nblk = b * ctx // BS
+    kc = torch.empty(nblk, BS, hkv, D, dtype=torch.bfloat16, device="cuda").normal_()
+    vc = torch.empty_like(kc).normal_()
+    table = torch.randperm(nblk, device="cuda").to(torch.int32).view(b, ctx // BS)
+    lens = torch.full((b,), ctx, dtype=torch.int32, device="cuda")
+    q = torch.randn(b, hq, D, dtype=torch.bfloat16, device="cuda")
+    o = torch.empty_like(q)
+    po = torch.empty(b, 4, hq, D, device="cuda")
+    plse = torch.empty(b, 4, hq, device="cuda")
+    red = jit.load("paged_decode_reduce", gqa_ratio=4)
+    ra = red.make_args(o, po, plse, lens)
+    for m in (0, 5, 6, 8):
+        dec = jit.load("paged_decode", gqa_ratio=4, min_blocks_per_sm=m)
+        da = dec.make_args(po, plse, q, kc, vc, table, lens, torch.zeros(hq, device="cuda"),
+                           1 / math.sqrt(D), 0.0, 0)
+        us = time_us(lambda: (dec.launch_args(da), red.launch_args(ra)))
+        record(dict(item="occ_decode", min_blocks_per_sm=m, registers=dec.info.registers, us=us,
+                    TBps=b * ctx * hkv * D * 4 / us / 1e6))
+
+
 def main():
     steps = sys.argv[1:] or ["memory", "decode"]
     if "memory" in steps:
         sweep_memory()
     if "decode" in steps:
         sweep_decode()
+    if "occupancy" in steps:
+        sweep_occupancy()
+        for r in results:
+            print(r)
     best = {}
     for r in results:
         if "us" not in r:

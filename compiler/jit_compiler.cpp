@@ -42,10 +42,11 @@ absl::StatusOr<Stage> parseStage(std::string_view name) {
   if (name == "ir") return Stage::kIr;
   if (name == "specialized") return Stage::kSpecialized;
   if (name == "cpp") return Stage::kCpp;
+  if (name == "asm") return Stage::kAsm;
   if (name == "binary") return Stage::kBinary;
   if (name == "resources") return Stage::kResources;
   return absl::InvalidArgumentError(absl::StrCat(
-      "unknown stage '", std::string(name), "'; stages: ir, specialized, cpp, binary, resources"));
+      "unknown stage '", std::string(name), "'; stages: ir, specialized, cpp, asm, binary, resources"));
 }
 
 std::string formatResources(const KernelMetadata& metadata) {
@@ -225,7 +226,16 @@ absl::StatusOr<std::string> JitCompiler::dumpStage(const KernelSpec& spec, Stage
     return text;
   }
   TJ_ASSIGN_OR_RETURN(Impl::Emitted emitted, impl_->emit(spec, *target, false));
-  return emitted.kernel.source;
+  if (stage == Stage::kCpp) return emitted.kernel.source;
+  TJ_ASSIGN_OR_RETURN(const Toolchain* toolchain, impl_->toolchainFor(*target));
+  TJ_ASSIGN_OR_RETURN(auto* library, impl_->headersFor(target->backend));
+  CompileRequest request{emitted.kernel.source, emitted.kernel.sourceName,
+                         emitted.kernel.metadata.entry, target, *library};
+  TJ_ASSIGN_OR_RETURN(CompileResult compiled, toolchain->compile(request));
+  if (compiled.intermediate.empty())
+    return absl::UnimplementedError(absl::StrCat("the ", target->name,
+                                                 " toolchain produces no assembly listing"));
+  return compiled.intermediate;
 }
 
 absl::StatusOr<const LoadedKernel*> JitCompiler::load(Device& device, const KernelSpec& spec,

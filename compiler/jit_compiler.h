@@ -31,7 +31,8 @@ struct KernelSpec {
                                              std::map<std::string, std::string> parameters = {});
 };
 
-enum class Stage { kIr, kSpecialized, kCpp, kBinary, kResources };
+// asm: the toolchain's assembly (PTX from nvrtc), compiled fresh, not from the cache.
+enum class Stage { kIr, kSpecialized, kCpp, kAsm, kBinary, kResources };
 absl::StatusOr<Stage> parseStage(std::string_view name);  // "ir", "specialized", ...
 
 struct CompiledKernel {

@@ -8,6 +8,8 @@ tj.template @merge_attn_states {
   tj.param @head_size : int values [32, 64, 80, 96, 112, 128, 192, 256, 512] default 128
   tj.param @heads_per_program : int values [1, 2, 4, 8, 16, 32]
   tj.param @num_warps : int values [1, 2, 4, 8, 16]
+  // Occupancy hint (programs resident per SM; 0 = none): caps registers per thread.
+  tj.param @min_blocks_per_sm : int range [0, 32] default 0
 
   tj.launch grid {
     %tokens = tj.shape_symbol "num_tokens" : index

@@ -16,6 +16,8 @@ tj.template @paged_decode {
   tj.param @block_n : int values [16, 32, 64, 128]
   tj.param @partition_size : int values [64, 128, 256, 512, 1024, 2048, 4096]
   tj.param @num_warps : int values [1, 2, 4, 8]
+  // Occupancy hint (programs resident per SM; 0 = none): caps registers per thread.
+  tj.param @min_blocks_per_sm : int range [0, 32] default 0
   tj.param @soft_cap : int values [0, 1] default 0
   tj.param @alibi : int values [0, 1] default 0
 

@@ -8,6 +8,8 @@ tj.template @paged_decode_reduce {
   tj.param @q_rows : int values [1, 2, 4, 8, 16, 32]
   tj.param @partition_size : int values [64, 128, 256, 512, 1024, 2048, 4096]
   tj.param @num_warps : int values [1, 2, 4, 8]
+  // Occupancy hint (programs resident per SM; 0 = none): caps registers per thread.
+  tj.param @min_blocks_per_sm : int range [0, 32] default 0
 
   tj.constraint "q_rows must hold the whole GQA group" {
     %rows = tj.param_value @q_rows : index

@@ -11,6 +11,8 @@ tj.template @reshape_and_cache {
   tj.param @heads_per_tile : int values [1, 2, 4, 8, 16, 32] default 8
   tj.param @tokens_per_program : int range [1, 64]
   tj.param @num_warps : int values [1, 2, 4, 8, 16]
+  // Occupancy hint (programs resident per SM; 0 = none): caps registers per thread.
+  tj.param @min_blocks_per_sm : int range [0, 32] default 0
 
   // The shuffled V layout groups X = 8 tokens (16 bytes of f16/bf16) of a block together.
   tj.constraint "the shuffled layout needs block_size to be a multiple of 8" {

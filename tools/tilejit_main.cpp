@@ -46,7 +46,8 @@ constexpr const char* kCompileUsage = R"(usage: tilejit compile TEMPLATE [option
   --target T          target name (tilejit targets); default: host
   -p NAME=VALUE       bind a template parameter (repeatable); unset ones come from the
                       target's tuning table, then the template's default
-  --emit STAGE        ir | specialized | cpp | binary | resources (default: cpp)
+  --emit STAGE        ir | specialized | cpp | asm | binary | resources (default: cpp);
+                      asm is the toolchain's assembly (PTX on NVIDIA)
   -o FILE             write the stage to FILE instead of stdout
   --no-cache          do not read or write the disk cache
 )";

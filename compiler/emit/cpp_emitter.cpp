@@ -460,6 +460,11 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
   int64_t scratchBytes = 2048;
   while (scratchBytes < largestTile * 4 && scratchBytes < 32768) scratchBytes *= 2;
   out += absl::StrCat("#define TJ_SMEM_BYTES ", scratchBytes, "\n");
+  // The reserved parameter `min_blocks_per_sm` is an occupancy hint for backends that can
+  // trade registers for resident programs (__launch_bounds__ on CUDA).
+  for (const auto& [name, value] : metadata.parameters)
+    if (name == "min_blocks_per_sm" && value != "0")
+      out += absl::StrCat("#define TJ_MIN_BLOCKS ", value, "\n");
   out += "#include \"tj/device.h\"\n\n";
 
   std::string argsType = absl::StrCat("tj_args_", kernel.getSymName().str());

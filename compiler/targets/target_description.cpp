@@ -22,6 +22,10 @@ std::vector<TargetDescription> buildTargets() {
       // heads_per_program {8,16,32} x num_warps {2,4,8} at 4K and 32K tokens.
       {"merge_attn_states.num_warps", 2},
       {"merge_attn_states.heads_per_program", 16},
+      // Registers limit occupancy (Nsight Compute, ncu-run4-kernels.txt); best cap of
+      // min_blocks_per_sm {0,10,12,16} / {0,16,24,32} at 32K tokens (sweep-occupancy.jsonl).
+      {"merge_attn_states.min_blocks_per_sm", 10},
+      {"reshape_and_cache.min_blocks_per_sm", 16},
       // Best of tokens_per_program {1,2,4,8} x num_warps {1,2,4} at 32K tokens.
       {"reshape_and_cache.num_warps", 1},
       {"reshape_and_cache.tokens_per_program", 2},

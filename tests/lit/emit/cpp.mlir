@@ -6,8 +6,10 @@
 // RUN: FileCheck %s < %t.a
 // RUN: tilejit compile %templates/paged_decode.mlir --target host -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=DECODE
 
-// CHECK: // parameters: block_size=16 dtype=bf16 head_size=128 heads_per_tile=8 kv_layout=shuffled num_warps=1 tokens_per_program=2
+// CHECK: // parameters: block_size=16 dtype=bf16 head_size=128 heads_per_tile=8 kv_layout=shuffled min_blocks_per_sm=16 num_warps=1 tokens_per_program=2
 // CHECK: #define TJ_THREADS 32
+// CHECK: #define TJ_SMEM_BYTES 4096
+// CHECK: #define TJ_MIN_BLOCKS 16
 // CHECK: #include "tj/device.h"
 // CHECK: struct tj_args_reshape_and_cache {
 // CHECK-NEXT:   tj::View<tj::bf16, 3> key;

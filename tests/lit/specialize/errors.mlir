@@ -5,7 +5,7 @@
 // RUN: not tilejit compile %templates/merge_attn_states.mlir -p dtype=f32 --emit specialized --no-cache 2>&1 | FileCheck %s --check-prefix=DTYPE
 // DTYPE: parameter 'dtype': value f32 is not allowed for template 'merge_attn_states'; legal values: f16, bf16
 // RUN: not tilejit compile %templates/merge_attn_states.mlir -p heads=4 --emit specialized --no-cache 2>&1 | FileCheck %s --check-prefix=UNKNOWN
-// UNKNOWN: unknown parameter 'heads' for template 'merge_attn_states'; its parameters are: dtype, head_size, heads_per_program, num_warps
+// UNKNOWN: unknown parameter 'heads' for template 'merge_attn_states'; its parameters are: dtype, head_size, heads_per_program, num_warps, min_blocks_per_sm
 // RUN: not tilejit compile %templates/reshape_and_cache.mlir -p kv_layout=shuffled -p block_size=4 --emit specialized --no-cache 2>&1 | FileCheck %s --check-prefix=CONSTRAINT
 // CONSTRAINT: template 'reshape_and_cache' rejects this specialization: the shuffled layout needs block_size to be a multiple of 8 (block_size=4, kv_layout=shuffled)
 // RUN: not tilejit compile %templates/paged_decode.mlir -p gqa_ratio=17 --emit specialized --no-cache 2>&1 | FileCheck %s --check-prefix=RANGE

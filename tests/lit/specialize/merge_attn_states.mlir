@@ -3,7 +3,7 @@
 
 // Parameters become constants and leave the template; tiles get static shapes; the dtype
 // placeholder is bound everywhere (types of views and tiles).
-// CHECK: tj.template @merge_attn_states attributes {tj.parameters = {dtype = f16, head_size = 64 : i64, heads_per_program = 4 : i64, num_warps = 2 : i64}, tj.target = "sm_90"}
+// CHECK: tj.template @merge_attn_states attributes {tj.parameters = {dtype = f16, head_size = 64 : i64, heads_per_program = 4 : i64, min_blocks_per_sm = 10 : i64, num_warps = 2 : i64}, tj.target = "sm_90"}
 // CHECK-NOT: tj.param
 // CHECK-NOT: !tj.dtype
 // CHECK: tj.launch grid
@@ -16,5 +16,5 @@
 // CHECK: tj.broadcast {{.*}} : tensor<4x1xf32> -> tensor<4x64xf32>
 
 // The host target takes its own tuned values.
-// HOST: tj.parameters = {dtype = bf16, head_size = 128 : i64, heads_per_program = 8 : i64, num_warps = 1 : i64}, tj.target = "host"
+// HOST: tj.parameters = {dtype = bf16, head_size = 128 : i64, heads_per_program = 8 : i64, min_blocks_per_sm = 0 : i64, num_warps = 1 : i64}, tj.target = "host"
 // HOST: tensor<8x128xbf16>

@@ -170,5 +170,12 @@ __device__ __forceinline__ unsigned char* scratch() {
 
 }  // namespace tj
 
+// TJ_MIN_BLOCKS (programs resident per SM) caps registers so that many programs fit: the
+// memory-bound kernels are occupancy-limited by registers otherwise (Nsight Compute, H200).
+#if defined(TJ_MIN_BLOCKS) && TJ_MIN_BLOCKS > 0
+#define TJ_KERNEL_ENTRY(name, Args) \
+  extern "C" __global__ void __launch_bounds__(TJ_THREADS, TJ_MIN_BLOCKS) name(const Args args)
+#else
 #define TJ_KERNEL_ENTRY(name, Args) \
   extern "C" __global__ void __launch_bounds__(TJ_THREADS) name(const Args args)
+#endif
