@@ -7,42 +7,16 @@
 #include <filesystem>
 #include <fstream>
 
-#include "../decode_cases.h"
+#include "../device_suite.h"
 #include "compiler/embedded_files.h"
 
 namespace tilejit {
 namespace {
 
-class PagedDecodeOnCpu : public ::testing::TestWithParam<testing::DecodeCase> {
- protected:
-  static void SetUpTestSuite() {
-    device_ = createCpuDevice().release();
-    jit_ = JitCompiler::create()->release();
-  }
-  static void TearDownTestSuite() {
-    delete jit_;
-    delete device_;
-  }
-  static Device* device_;
-  static JitCompiler* jit_;
-};
-Device* PagedDecodeOnCpu::device_ = nullptr;
-JitCompiler* PagedDecodeOnCpu::jit_ = nullptr;
+using PagedDecodeOnCpu = testing::DeviceSuiteTest<testing::DecodeCase, testing::SuiteDevice::kCpu>;
 
 TEST_P(PagedDecodeOnCpu, MatchesReference) {
-  const testing::DecodeCase& c = GetParam();
-  auto op = PagedDecode::create(*jit_, *device_, c.config);
-  ASSERT_TRUE(op.ok()) << op.status();
-  DecodeProblem problem;
-  problem.numKvHeads = c.numKvHeads;
-  problem.numQHeads = c.numKvHeads * c.config.gqaRatio;
-  problem.seqLens = testing::decodeLengths(c.config.blockSize, op->partitionSize(), false);
-  problem.softCapValue = c.softCapValue;
-  problem.slidingWindow = c.slidingWindow;
-  problem.seed = 7;
-  auto check = checkPagedDecode(*jit_, *device_, c.config, problem);
-  ASSERT_TRUE(check.ok()) << check.status();
-  EXPECT_TRUE(check->passed) << check->detail;
+  testing::expectDecodeCaseMatches(*suite_, GetParam(), /*longContext=*/false, {7});
 }
 
 INSTANTIATE_TEST_SUITE_P(Domain, PagedDecodeOnCpu, ::testing::ValuesIn(testing::decodeCases(false)),

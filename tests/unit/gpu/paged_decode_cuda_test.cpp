@@ -5,7 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "../decode_cases.h"
+#include "../device_suite.h"
 #include "runtime/cuda_driver.h"
 #include "tools/harness/host_tensor.h"
 
@@ -16,50 +16,13 @@
 namespace tilejit {
 namespace {
 
-class PagedDecodeOnCuda : public ::testing::TestWithParam<testing::DecodeCase> {
- protected:
-  static void SetUpTestSuite() {
-    auto device = createCudaDevice();
-    if (!device.ok()) {
-      skipReason_ = new std::string(device.status().message());
-      return;
-    }
-    device_ = device->release();
-    jit_ = JitCompiler::create()->release();
-  }
-  static void TearDownTestSuite() {
-    delete jit_;
-    delete device_;
-  }
-  void SetUp() override {
-    if (!device_) GTEST_SKIP() << "no CUDA device: " << *skipReason_;
-  }
-  static Device* device_;
-  static JitCompiler* jit_;
-  static std::string* skipReason_;
-};
-Device* PagedDecodeOnCuda::device_ = nullptr;
-JitCompiler* PagedDecodeOnCuda::jit_ = nullptr;
-std::string* PagedDecodeOnCuda::skipReason_ = nullptr;
+using PagedDecodeOnCuda = testing::DeviceSuiteTest<testing::DecodeCase, testing::SuiteDevice::kCuda>;
 
 TEST_P(PagedDecodeOnCuda, MatchesReference) {
   const testing::DecodeCase& c = GetParam();
-  auto op = PagedDecode::create(*jit_, *device_, c.config);
-  ASSERT_TRUE(op.ok()) << op.status();
-  DecodeProblem problem;
-  problem.numKvHeads = c.numKvHeads;
-  problem.numQHeads = c.numKvHeads * c.config.gqaRatio;
   // 32K context only where the cache stays small enough for a quick host reference.
   bool longContext = c.name == "ratio4" || c.name == "block16_shuffled" || c.name == "head256";
-  problem.seqLens = testing::decodeLengths(c.config.blockSize, op->partitionSize(), longContext);
-  problem.softCapValue = c.softCapValue;
-  problem.slidingWindow = c.slidingWindow;
-  for (uint64_t seed : {3u, 4u}) {
-    problem.seed = seed;
-    auto check = checkPagedDecode(*jit_, *device_, c.config, problem);
-    ASSERT_TRUE(check.ok()) << check.status();
-    EXPECT_TRUE(check->passed) << check->detail;
-  }
+  testing::expectDecodeCaseMatches(*suite_, c, longContext, {3, 4});
 }
 
 INSTANTIATE_TEST_SUITE_P(Domain, PagedDecodeOnCuda, ::testing::ValuesIn(testing::decodeCases(true)),
@@ -70,7 +33,7 @@ INSTANTIATE_TEST_SUITE_P(Domain, PagedDecodeOnCuda, ::testing::ValuesIn(testing:
 TEST_F(PagedDecodeOnCuda, GraphReplayWithChangedLengthsEqualsEager) {
   PagedDecodeConfig config;
   config.gqaRatio = 4;
-  auto op = PagedDecode::create(*jit_, *device_, config);
+  auto op = PagedDecode::create(*suite_->jit, *suite_->device, config);
   ASSERT_TRUE(op.ok()) << op.status();
   const int64_t seqs = 3, hkv = 2, hq = 8, dim = 128, bs = 16, maxLen = 4096;
   const int64_t blocksPerSeq = maxLen / bs, numBlocks = seqs * blocksPerSeq;
@@ -84,7 +47,7 @@ TEST_F(PagedDecodeOnCuda, GraphReplayWithChangedLengthsEqualsEager) {
   kc.fillNormal(rng);
   vc.fillNormal(rng);
   slopes.fillNormal(rng);
-  auto upload = [&](const HostTensor& t) { return DeviceTensor::upload(*device_, t).value(); };
+  auto upload = [&](const HostTensor& t) { return DeviceTensor::upload(*suite_->device, t).value(); };
   DeviceTensor dq = upload(query), dk = upload(kc), dv = upload(vc), dt = upload(table),
                dl = upload(lens), ds = upload(slopes), dout = upload(out), dpo = upload(pout),
                dpl = upload(plse);
