@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -247,6 +248,10 @@ class NvrtcToolchain : public Toolchain {
     // The device library is self-contained; the toolkit headers only help hand-written TUs.
     if (isDirectory("/usr/local/cuda/include"))
       options_.push_back("--include-path=/usr/local/cuda/include");
+    // Extra options for kernel authors (space-separated); part of identity(), so of every key.
+    if (const char* extra = std::getenv("TILEJIT_NVRTC_OPTIONS"))
+      for (absl::string_view option : absl::StrSplit(extra, ' ', absl::SkipEmpty()))
+        options_.emplace_back(option);
   }
 
   std::string identity() const override {

@@ -10,3 +10,5 @@ config.environment["PATH"] = os.pathsep.join(
     [os.path.join(config.tilejit_obj_root, "bin"), config.llvm_tools_dir,
      config.environment.get("PATH", "")])
 config.substitutions.append(("%templates", os.path.join(config.tilejit_src_root, "templates")))
+config.substitutions.append(("%tilejit_lib", os.path.join(config.tilejit_obj_root, "bin", "libtilejit_c.so")))
+config.substitutions.append(("%python", os.path.join(config.tilejit_src_root, "python")))
