@@ -68,6 +68,7 @@ struct JitCompiler::Impl {
   std::map<std::string, std::unique_ptr<Toolchain>> toolchains;  // by target name
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> headers;  // backend
   std::map<std::string, std::string> libraryDigests;                                 // backend
+  std::unordered_map<std::string, std::string> keyMemo;  // target + parameters + text -> key
   std::map<std::pair<const Device*, std::string>, std::unique_ptr<LoadedKernel>> loaded;
 
   absl::StatusOr<const Toolchain*> toolchainFor(const TargetDescription& target) {
@@ -105,6 +106,22 @@ struct JitCompiler::Impl {
   // The bound parameter values are a pure function of the template text, the given values
   // and the target's tuning table, so the key hashes those and needs no parse.
   absl::StatusOr<std::string> key(const KernelSpec& spec, const TargetDescription& target) {
+    // SHA-256 of the template text on every lookup would be the hot path's cost; the same
+    // spec (compared in full, not by a hash) maps to the same key within a process.
+    std::string memo = target.name;
+    for (const auto& [name, value] : spec.parameters) {
+      memo.push_back('\0');  // names and values cannot hold NUL: an unambiguous separator
+      absl::StrAppend(&memo, name, "=", value);
+    }
+    memo.append(2, '\0');
+    memo += spec.templateText;
+    if (auto it = keyMemo.find(memo); it != keyMemo.end()) return it->second;
+    TJ_ASSIGN_OR_RETURN(std::string computed, computeKey(spec, target));
+    keyMemo.emplace(std::move(memo), computed);
+    return computed;
+  }
+
+  absl::StatusOr<std::string> computeKey(const KernelSpec& spec, const TargetDescription& target) {
     TJ_ASSIGN_OR_RETURN(const Toolchain* toolchain, toolchainFor(target));
     TJ_ASSIGN_OR_RETURN(const std::string* library, libraryDigest(target.backend));
     CacheKeyBuilder builder;
