@@ -105,6 +105,14 @@ TensorArg DeviceTensor::arg() const {
   return arg;
 }
 
+int64_t pagedCacheIndex(const std::vector<int64_t>& shape, bool isKey, int64_t block,
+                        int64_t slot, int64_t head, int64_t d) {
+  if (shape.size() == 4) return ((block * shape[1] + slot) * shape[2] + head) * shape[3] + d;
+  const int64_t x = shape[4];
+  if (isKey) return (((block * shape[1] + head) * shape[2] + d / x) * shape[3] + slot) * x + d % x;
+  return (((block * shape[1] + head) * shape[2] + slot / x) * shape[3] + d) * x + slot % x;
+}
+
 ErrorReport compare(const HostTensor& out, const std::vector<double>& ref,
                     const std::vector<bool>& selected) {
   ErrorReport report;

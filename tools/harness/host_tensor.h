@@ -49,6 +49,13 @@ class DeviceTensor {
   size_t bytes_;
 };
 
+// Element index of (block, slot, head, d) in a paged K or V cache, the layout told apart by the
+// shape's rank: standard [blocks, block_size, heads, head_size] (rank 4), shuffled K
+// [blocks, heads, head_size/X, block_size, X] or shuffled V [blocks, heads, block_size/X,
+// head_size, X] (rank 5; CONTEXT.md section 5).
+int64_t pagedCacheIndex(const std::vector<int64_t>& shape, bool isKey, int64_t block,
+                        int64_t slot, int64_t head, int64_t d);
+
 // Relative L-inf error of `out` against `ref` over the elements `selected` marks (all when
 // empty); NaN anywhere selected makes it +inf.
 struct ErrorReport {

@@ -11,21 +11,6 @@
 #include "tools/harness/host_tensor.h"
 
 namespace tilejit {
-namespace {
-
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// Element index of (block, slot, head, d) in a cache of the given layout (X = 8 elements of
-// 16 bits = 16 bytes).
-int64_t cacheIndex(const std::vector<int64_t>& shape, bool shuffled, bool isKey, int64_t block,
-                   int64_t slot, int64_t head, int64_t d) {
-  if (!shuffled) return ((block * shape[1] + slot) * shape[2] + head) * shape[3] + d;
-  const int64_t x = shape[4];
-  if (isKey) return (((block * shape[1] + head) * shape[2] + d / x) * shape[3] + slot) * x + d % x;
-  return (((block * shape[1] + head) * shape[2] + slot / x) * shape[3] + d) * x + slot % x;
-}
-
-}  // namespace
 
 absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
                                              const PagedDecodeConfig& config,
@@ -90,8 +75,8 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
       for (int64_t h = 0; h < hkv; ++h)
         for (int64_t d = 0; d < dim; ++d) {
           const size_t i = size_t((t * hkv + h) * dim + d);
-          int64_t ki = cacheIndex(keyShape, shuffled, true, block, t % bs, h, d);
-          int64_t vi = cacheIndex(valueShape, shuffled, false, block, t % bs, h, d);
+          int64_t ki = pagedCacheIndex(keyShape, true, block, t % bs, h, d);
+          int64_t vi = pagedCacheIndex(valueShape, false, block, t % bs, h, d);
           keyCache.set(ki, normal(rng));
           valueCache.set(vi, normal(rng));
           keys[size_t(s)][i] = keyCache.get(ki);

@@ -51,7 +51,10 @@ class ReshapeAndCacheCase final : public KernelCase {
         if (slot < 0) continue;
         for (int64_t h = 0; h < heads; ++h)
           for (int64_t d = 0; d < headSize; ++d) {
-            int64_t i = cacheIndex(cache, role[0] == 'k', slot, h, d);
+            const int64_t blockSize = cache.shape.size() == 4 ? cache.shape[1]
+                                    : (role[0] == 'k' ? cache.shape[3] : cache.shape[2] * cache.shape[4]);
+            int64_t i = pagedCacheIndex(cache.shape, role[0] == 'k', slot / blockSize,
+                                        slot % blockSize, h, d);
             written[size_t(i)] = true;
             ++compared;
             if (cache.get(i) != source.get((t * heads + h) * headSize + d)) ++wrong;
@@ -78,25 +81,6 @@ class ReshapeAndCacheCase final : public KernelCase {
 
  private:
   static int64_t headsOf(const HostArgs& args) { return argNamed(args, "key").tensor.shape[1]; }
-
-  // Element index of (slot, head, d) in the cache's layout, told apart by its rank:
-  // [blocks, block, heads, d] or the shuffled K [blocks, heads, d/X, block, X] and
-  // V [blocks, heads, block/X, d, X].
-  static int64_t cacheIndex(const HostTensor& cache, bool isKey, int64_t slot, int64_t h,
-                            int64_t d) {
-    const std::vector<int64_t>& s = cache.shape;
-    if (s.size() == 4) {
-      int64_t block = slot / s[1], offset = slot % s[1];
-      return ((block * s[1] + offset) * s[2] + h) * s[3] + d;
-    }
-    const int64_t x = s[4];
-    if (isKey) {
-      int64_t blockSize = s[3], block = slot / blockSize, offset = slot % blockSize;
-      return (((block * s[1] + h) * s[2] + d / x) * s[3] + offset) * x + d % x;
-    }
-    int64_t blockSize = s[2] * x, block = slot / blockSize, offset = slot % blockSize;
-    return (((block * s[1] + h) * s[2] + offset / x) * s[3] + d) * x + offset % x;
-  }
 };
 
 }  // namespace
