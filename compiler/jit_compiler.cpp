@@ -103,8 +103,6 @@ struct JitCompiler::Impl {
     return &it->second;
   }
 
-  // The bound parameter values are a pure function of the template text, the given values
-  // and the target's tuning table, so the key hashes those and needs no parse.
   absl::StatusOr<std::string> key(const KernelSpec& spec, const TargetDescription& target) {
     // SHA-256 of the template text on every lookup would be the hot path's cost; the same
     // spec (compared in full, not by a hash) maps to the same key within a process.
@@ -121,6 +119,8 @@ struct JitCompiler::Impl {
     return computed;
   }
 
+  // The bound parameter values are a pure function of the template text, the given values
+  // and the target's tuning table, so the key hashes those and needs no parse.
   absl::StatusOr<std::string> computeKey(const KernelSpec& spec, const TargetDescription& target) {
     TJ_ASSIGN_OR_RETURN(const Toolchain* toolchain, toolchainFor(target));
     TJ_ASSIGN_OR_RETURN(const std::string* library, libraryDigest(target.backend));
@@ -135,42 +135,37 @@ struct JitCompiler::Impl {
     return builder.finish();
   }
 
-  struct Emitted {
-    std::string parsedText, specializedText;
-    EmittedKernel kernel;
-  };
-
-  absl::StatusOr<Emitted> emit(const KernelSpec& spec, const TargetDescription& target,
-                               bool keepText) {
-    Emitted result;
+  absl::StatusOr<EmittedKernel> emit(const KernelSpec& spec, const TargetDescription& target) {
     TJ_ASSIGN_OR_RETURN(auto parsed, parseTemplate(context, spec.templateText, spec.sourceName));
-    if (keepText) llvm::raw_string_ostream(result.parsedText) << *parsed;
     TJ_ASSIGN_OR_RETURN(SpecializedKernel specialized,
                         specializeTemplate(*parsed, target, spec.parameters));
-    if (keepText) llvm::raw_string_ostream(result.specializedText) << *specialized.module;
-    TJ_ASSIGN_OR_RETURN(result.kernel, emitKernel(specialized.templateOp, target));
-    return result;
+    return emitKernel(specialized.templateOp, target);
+  }
+
+  absl::StatusOr<CompileResult> runToolchain(const EmittedKernel& kernel,
+                                             const TargetDescription& target) {
+    TJ_ASSIGN_OR_RETURN(const Toolchain* toolchain, toolchainFor(target));
+    TJ_ASSIGN_OR_RETURN(auto* library, headersFor(target.backend));
+    CompileRequest request{kernel.source, kernel.sourceName, kernel.metadata.entry, &target,
+                           *library};
+    absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
+    if (!compiled.ok())
+      return absl::Status(compiled.status().code(),
+                          absl::StrCat("compiling ", kernel.sourceName, " for ", target.name,
+                                       " failed: ", compiled.status().message()));
+    return compiled;
   }
 
   absl::StatusOr<CacheEntry> build(const KernelSpec& spec, const TargetDescription& target,
                                    CompiledKernel& info) {
     auto start = std::chrono::steady_clock::now();
-    TJ_ASSIGN_OR_RETURN(Emitted emitted, emit(spec, target, /*keepText=*/false));
+    TJ_ASSIGN_OR_RETURN(EmittedKernel emitted, emit(spec, target));
     info.specializeSeconds = secondsSince(start);
-    TJ_ASSIGN_OR_RETURN(const Toolchain* toolchain, toolchainFor(target));
-    TJ_ASSIGN_OR_RETURN(auto* library, headersFor(target.backend));
-    CompileRequest request{emitted.kernel.source, emitted.kernel.sourceName,
-                           emitted.kernel.metadata.entry, &target, *library};
-    absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
-    if (!compiled.ok())
-      return absl::Status(compiled.status().code(),
-                          absl::StrCat("compiling ", emitted.kernel.sourceName, " for ", target.name,
-                                       " failed: ", compiled.status().message()));
-    info.toolchainSeconds = compiled->seconds;
-    info.toolchainLog = compiled->log;
-    KernelMetadata metadata = emitted.kernel.metadata;
-    metadata.resources = compiled->resources;
-    return CacheEntry{serializeMetadata(metadata), std::move(compiled->binary)};
+    TJ_ASSIGN_OR_RETURN(CompileResult compiled, runToolchain(emitted, target));
+    info.toolchainSeconds = compiled.seconds;
+    info.toolchainLog = compiled.log;
+    emitted.metadata.resources = compiled.resources;
+    return CacheEntry{serializeMetadata(emitted.metadata), std::move(compiled.binary)};
   }
 };
 
@@ -242,13 +237,9 @@ absl::StatusOr<std::string> JitCompiler::dumpStage(const KernelSpec& spec, Stage
     llvm::raw_string_ostream(text) << *specialized.module;
     return text;
   }
-  TJ_ASSIGN_OR_RETURN(Impl::Emitted emitted, impl_->emit(spec, *target, false));
-  if (stage == Stage::kCpp) return emitted.kernel.source;
-  TJ_ASSIGN_OR_RETURN(const Toolchain* toolchain, impl_->toolchainFor(*target));
-  TJ_ASSIGN_OR_RETURN(auto* library, impl_->headersFor(target->backend));
-  CompileRequest request{emitted.kernel.source, emitted.kernel.sourceName,
-                         emitted.kernel.metadata.entry, target, *library};
-  TJ_ASSIGN_OR_RETURN(CompileResult compiled, toolchain->compile(request));
+  TJ_ASSIGN_OR_RETURN(EmittedKernel emitted, impl_->emit(spec, *target));
+  if (stage == Stage::kCpp) return emitted.source;
+  TJ_ASSIGN_OR_RETURN(CompileResult compiled, impl_->runToolchain(emitted, *target));
   if (compiled.intermediate.empty())
     return absl::UnimplementedError(absl::StrCat("the ", target->name,
                                                  " toolchain produces no assembly listing"));
