@@ -15,6 +15,13 @@ absl::StatusOr<KernelSpec> specFor(const PagedDecodeConfig& config, const std::s
 }
 }  // namespace
 
+std::optional<DecodeTiling> chooseDecodeTiling(const TargetDescription& target, int64_t programs,
+                                               int64_t maxModelLen) {
+  for (const DecodeTiling& row : target.decodeTilings)
+    if (programs <= row.maxPrograms && maxModelLen <= row.maxContext) return row;
+  return std::nullopt;
+}
+
 absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device,
                                                 const PagedDecodeConfig& config) {
   std::map<std::string, std::string> params = {
@@ -26,6 +33,14 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
       {"soft_cap", config.softCap ? "1" : "0"},
       {"alibi", config.alibi ? "1" : "0"},
   };
+  if (config.numSeqs > 0 && config.numKvHeads > 0 && config.maxModelLen > 0) {
+    TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(device.target()));
+    if (auto tiling = chooseDecodeTiling(*target, config.numSeqs * config.numKvHeads,
+                                         config.maxModelLen)) {
+      params["partition_size"] = std::to_string(tiling->partitionSize);
+      params["block_n"] = std::to_string(tiling->blockN);
+    }
+  }
   for (const auto& [name, value] : config.tuning) params[name] = value;
   TJ_ASSIGN_OR_RETURN(KernelSpec decodeSpec,
                       specFor(config, "paged_decode", device.target(), params));

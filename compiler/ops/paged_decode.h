@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -20,8 +21,14 @@ struct PagedDecodeConfig {
   std::string kvLayout = "standard";
   bool softCap = false;
   bool alibi = false;
-  // Tiling; unset ones come from the target's tuning table.
+  // Tiling; unset ones come from the target's measured decode table (when the grid below is
+  // known), then its tuning table.
   std::map<std::string, std::string> tuning;  // q_rows, block_n, partition_size, num_warps
+  // The grid the op will serve (num_seqs x num_kv_heads, and max_model_len), known when an
+  // engine captures a graph per batch size; 0 = unknown.
+  int64_t numSeqs = 0;
+  int64_t numKvHeads = 0;
+  int64_t maxModelLen = 0;
   // Template files replacing the shipped ones by name (kernel authors, mutation tests).
   std::map<std::string, std::string> templateOverrides;
 };
@@ -40,6 +47,10 @@ struct PagedDecodeArgs {
   float softCapValue = 0.0f;
   int32_t slidingWindow = 0;  // 0 = attend to the whole context
 };
+
+// The measured tiling for a grid, if the target's table has a row for it.
+std::optional<DecodeTiling> chooseDecodeTiling(const TargetDescription& target, int64_t programs,
+                                               int64_t maxModelLen);
 
 class PagedDecode {
  public:

@@ -70,8 +70,15 @@ std::vector<TargetDescription> buildTargets() {
   std::vector<TargetDescription> targets;
   targets.push_back({"sm_80", "A100", Vendor::kNvidia, "cuda", 32, 108, 1024, 163 * 1024,
                      65536, 255, {mmaF16, mmaBF16}, nvidiaTuning});
+  // Best variant per cell of bench/results/2026-11-29/decode-run4.txt (H200, bf16, head 128,
+  // GQA 1/4/8): small grids want short partitions at short contexts, everything else 1024.
+  const std::vector<DecodeTiling> h200DecodeTilings = {
+      {8, 1024, 64, 32},     {8, 4096, 256, 64},   {8, 1 << 30, 1024, 64},
+      {32, 4096, 256, 32},   {32, 1 << 30, 1024, 32},
+      {128, 1024, 256, 32},  {128, 1 << 30, 1024, 32},
+  };
   targets.push_back({"sm_90", "H100/H200", Vendor::kNvidia, "cuda", 32, 132, 1024, 227 * 1024,
-                     65536, 255, {mmaF16, mmaBF16}, nvidiaTuning});
+                     65536, 255, {mmaF16, mmaBF16}, nvidiaTuning, h200DecodeTilings});
   targets.push_back({"gfx90a", "MI210/MI250X", Vendor::kAmd, "hip", 64, 104, 1024, 64 * 1024,
                      131072, 512, {mfma16, mfma32}, amdTuning});
   targets.push_back({"gfx942", "MI300X/MI325X", Vendor::kAmd, "hip", 64, 304, 1024, 64 * 1024,

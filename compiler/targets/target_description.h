@@ -21,6 +21,15 @@ struct MatrixInstruction {
   std::string operandType;  // "f16", "bf16"
 };
 
+// One row of a measured table of decode tilings: the best (partition size, block_n) for grids
+// of at most `maxPrograms` (sequences x kv heads) and contexts of at most `maxContext` tokens.
+struct DecodeTiling {
+  int64_t maxPrograms;
+  int64_t maxContext;
+  int64_t partitionSize;
+  int64_t blockN;
+};
+
 struct TargetDescription {
   std::string name;     // "sm_90"
   std::string product;  // "H100/H200", for humans
@@ -37,6 +46,8 @@ struct TargetDescription {
   // parameter unset. Values come from measurements (bench/results) or, for targets we cannot
   // run, from the architecture's published limits; each entry's comment in the .cpp says which.
   std::map<std::string, int64_t> tuning;
+  // Measured decode tilings, first matching row wins (bench/results); empty: use `tuning`.
+  std::vector<DecodeTiling> decodeTilings;
 
   bool isGpu() const { return vendor != Vendor::kHost; }
 };

@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "compiler/embedded_files.h"
+#include "compiler/ops/paged_decode.h"
 
 namespace tilejit {
 namespace {
@@ -115,6 +116,43 @@ TEST(JitCompilerErrors, UnknownTemplateListsTheShippedOnes) {
   ASSERT_FALSE(spec.ok());
   EXPECT_THAT(std::string(spec.status().message()),
               HasSubstr("no shipped template 'flash_decode'; shipped templates: merge_attn_states"));
+}
+
+}  // namespace
+}  // namespace tilejit
+
+namespace tilejit {
+namespace {
+
+TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
+  auto h200 = lookupTarget("sm_90");
+  ASSERT_TRUE(h200.ok());
+  // Rows measured in bench/results/2026-11-29/decode-run4.txt.
+  auto batch1Short = chooseDecodeTiling(**h200, 8, 1024);
+  ASSERT_TRUE(batch1Short.has_value());
+  EXPECT_EQ(batch1Short->partitionSize, 64);
+  auto batch1Long = chooseDecodeTiling(**h200, 8, 16384);
+  ASSERT_TRUE(batch1Long.has_value());
+  EXPECT_EQ(batch1Long->partitionSize, 1024);
+  EXPECT_FALSE(chooseDecodeTiling(**h200, 2048, 4096).has_value());  // large grid: tuning table
+  auto host = lookupTarget("host");
+  ASSERT_TRUE(host.ok());
+  EXPECT_FALSE(chooseDecodeTiling(**host, 1, 1).has_value());
+}
+
+TEST(DecodeTiling, PagedDecodeTakesTheTableRowWhenTheGridIsKnown) {
+  auto device = createCpuDevice();
+  auto jit = JitCompiler::create();
+  ASSERT_TRUE(jit.ok());
+  PagedDecodeConfig config;
+  config.gqaRatio = 2;
+  auto op = PagedDecode::create(**jit, *device, config);  // host: no table, tuning value
+  ASSERT_TRUE(op.ok()) << op.status();
+  EXPECT_EQ(op->partitionSize(), 256);
+  config.tuning["partition_size"] = "128";  // an explicit choice wins
+  auto explicitOp = PagedDecode::create(**jit, *device, config);
+  ASSERT_TRUE(explicitOp.ok()) << explicitOp.status();
+  EXPECT_EQ(explicitOp->partitionSize(), 128);
 }
 
 }  // namespace
