@@ -6,11 +6,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
+#include "support/status.h"
+
 namespace tilejit {
-namespace {
-// Debian's Abseil has its own string_view (not std::string_view): convert at the StrCat edge.
-inline absl::string_view asAbsl(std::string_view text) { return {text.data(), text.size()}; }
-}  // namespace
 
 class GridExpressionParser {
  public:

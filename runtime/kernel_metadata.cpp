@@ -12,9 +12,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// Debian's Abseil has its own string_view (not std::string_view): convert at the StrCat edge.
-inline absl::string_view asAbsl(std::string_view text) { return {text.data(), text.size()}; }
-
 std::string_view kindName(ArgSpec::Kind kind) {
   return kind == ArgSpec::Kind::kView ? "view" : "scalar";
 }

@@ -34,8 +34,6 @@ TensorArg TensorArg::contiguous(void* data, DType dtype, std::initializer_list<i
 
 namespace {
 
-// Debian's Abseil has its own string_view (not std::string_view): convert at the StrCat edge.
-inline absl::string_view asAbsl(std::string_view text) { return {text.data(), text.size()}; }
 
 inline constexpr size_t kMaxPackedBytes = 4096;
 

@@ -4,6 +4,15 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+#include <string_view>
+
+namespace tilejit {
+// Debian's Abseil is built with its own string_view: absl::StrCat and friends do not take
+// std::string_view, so views cross over through this.
+inline absl::string_view asAbsl(std::string_view text) { return {text.data(), text.size()}; }
+}  // namespace tilejit
 
 #define TJ_STATUS_CONCAT_INNER(a, b) a##b
 #define TJ_STATUS_CONCAT(a, b) TJ_STATUS_CONCAT_INNER(a, b)

@@ -191,9 +191,9 @@ bool runPagedDecode(JitCompiler& jit, Device& device, const Options& options) {
   for (int64_t s = 0; s < seqs; ++s) problem.seqLens.push_back(s == 0 ? 1 : context - 37 * s);
   problem.iterations = options.iterations;
   problem.seed = options.seed;
-  auto auto_start = std::chrono::steady_clock::now();
+  auto start = std::chrono::steady_clock::now();
   absl::StatusOr<DecodeCheck> check = checkPagedDecode(jit, device, config, problem);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - auto_start).count();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!check.ok()) {
     std::printf("%-20s FAILED: %s\n", "paged_decode", std::string(check.status().message()).c_str());
     return false;
