@@ -28,6 +28,8 @@ PARTITIONS = [int(p) for p in os.environ.get("PARTITIONS", "64,256,1024").split(
 BLOCK_NS = [int(n) for n in os.environ.get("BLOCK_NS", "32,64").split(",")]
 VARIANTS = [(p, n) for p in PARTITIONS for n in BLOCK_NS]
 CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset
+# Extra paged_decode parameters for experiments, e.g. '{"min_blocks_per_sm": 4}'.
+DECODE_PARAMS = json.loads(os.environ.get("DECODE_PARAMS", "{}"))
 jit = tilejit.Jit()
 _kernels = {}
 
@@ -37,7 +39,8 @@ def kernels(ratio, partition, block_n):
     if key not in _kernels:
         common = dict(dtype="bf16", head_size=D, gqa_ratio=ratio, q_rows=16,
                       partition_size=partition)
-        dec = jit.load("paged_decode", block_size=BS, block_n=block_n, num_warps=4, **common)
+        params = dict(dict(block_size=BS, block_n=block_n, num_warps=4), **DECODE_PARAMS)
+        dec = jit.load("paged_decode", **params, **common)
         red = jit.load("paged_decode_reduce", num_warps=4, **common)
         _kernels[key] = (dec, red)
     return _kernels[key]

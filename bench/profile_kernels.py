@@ -3,6 +3,7 @@
         --section WarpStateStats --section SchedulerStats --section LaunchStats \
         python3 bench/profile_kernels.py
 """
+import json
 import math
 import os
 import sys
@@ -39,7 +40,8 @@ table = torch.randperm(nblk, device="cuda").to(torch.int32).view(b, ctx // BS)
 lens = torch.full((b,), ctx, dtype=torch.int32, device="cuda")
 q = torch.randn(b, hq, D, dtype=torch.bfloat16, device="cuda")
 o = torch.empty_like(q)
-dec = jit.load("paged_decode", gqa_ratio=4)
+# Extra paged_decode parameters for experiments, e.g. '{"min_blocks_per_sm": 4}'.
+dec = jit.load("paged_decode", gqa_ratio=4, **json.loads(os.environ.get("DECODE_PARAMS", "{}")))
 red = jit.load("paged_decode_reduce", gqa_ratio=4)
 parts = math.ceil(ctx / 1024)
 po = torch.empty(b, parts, hq, D, device="cuda")

@@ -3,6 +3,8 @@
 
 #include <memory>
 
+#include "llvm/ADT/DenseSet.h"
+#include "mlir/IR/Value.h"
 #include "mlir/Pass/Pass.h"
 
 namespace tilejit {
@@ -10,6 +12,25 @@ namespace tilejit {
 // Infers static tile shapes once parameters are bound: tj ops with a `tile` attribute get
 // their static result types, and the shapes flow through arith/math/scf.
 std::unique_ptr<mlir::Pass> createRefineTileShapesPass();
+
+// GPU targets: loads whose tiles only feed tensor-core dots (directly or through scf.for
+// iter_args) copy asynchronously into shared memory. `sharedBytes` is what a program may
+// use in all; the device library's scratch (libraryScratchBytes) comes out of it first.
+std::unique_ptr<mlir::Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sharedBytes);
+
+// Statically allocated shared memory per program (CUDA's limit without the dynamic opt-in,
+// which the runtime does not use).
+constexpr int64_t kStaticSharedBytesLimit = 48 * 1024;
+
+// The device library's scratch buffer for a kernel (TJ_SMEM_BYTES): the largest tile in f32,
+// a power of two in [2 KiB, 32 KiB] (and room for a dot's padded result band), so a kernel of
+// small tiles does not reserve the maximum.
+// Tiles placed in shared memory are left out: they are never staged through the scratch.
+int64_t libraryScratchBytes(mlir::Operation* kernel);
+
+// The tiles the placement pass put in shared memory under `root`: placed loads' results and
+// the scf.for values they are carried through.
+llvm::DenseSet<mlir::Value> placedTileValues(mlir::Operation* root);
 
 void registerTilejitPasses();
 

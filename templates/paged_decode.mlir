@@ -110,17 +110,30 @@ tj.template @paged_decode {
       %ninf_r = tj.full %ninf [q_rows] : f32 -> tensor<?xf32>
       %slopes = tj.load %alibi_slopes[%head0] limits [%head_end] [q_rows]
           : !tj.view<[num_q_heads], f32> -> tensor<?xf32>
+      // Column index of every logit, built once (a broadcast costs a shared-memory exchange).
+      %c0_i32 = arith.constant 0 : i32
+      %columns = tj.range %c0_i32 [block_n] : i32 -> tensor<?xi32>
+      %columns_row = tj.expand_dims %columns axis 0 : tensor<?xi32> -> tensor<1x?xi32>
+      %columns_2d = tj.broadcast %columns_row [q_rows, block_n] : tensor<1x?xi32> -> tensor<?x?xi32>
       %last = arith.subi %seq_len, %c1 : index
       %first_token = arith.maxsi %start, %window_start : index
 
-      %m, %l, %acc = scf.for %t0 = %start to %end step %block_n
-          iter_args(%m_i = %m0, %l_i = %l0, %acc_i = %acc0) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
-        // V is loaded with K, so both are in flight during QK and the softmax (measured
-        // 1.2x faster on the H200 than loading V after the softmax; prefetching the next tile
-        // was slower: its registers cost occupancy - bench/results/2026-11-29/).
-        %k = tj.paged_load %key_cache, %block_tables[%seq] tokens %t0 limit %end head %kv_head [block_n, head_size]
+      // K/V of the first tile; each iteration fetches the next tile's before its own math, so
+      // the copy overlaps the dots and the softmax. On GPU targets the placement pass puts these
+      // tiles (they only feed dots) in shared memory, filled asynchronously: no registers held.
+      %k_first = tj.paged_load %key_cache, %block_tables[%seq] tokens %start limit %end head %kv_head [block_n, head_size]
+          : !tj.kv_cache<k, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
+      %v_first = tj.paged_load %value_cache, %block_tables[%seq] tokens %start limit %end head %kv_head [block_n, head_size]
+          : !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
+
+      %m, %l, %acc, %k_past, %v_past = scf.for %t0 = %start to %end step %block_n
+          iter_args(%m_i = %m0, %l_i = %l0, %acc_i = %acc0, %k = %k_first, %v = %v_first)
+          -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>) {
+        // The next tile (all rows masked past the partition's end: nothing is read there).
+        %t_next = arith.addi %t0, %block_n : index
+        %k_next = tj.paged_load %key_cache, %block_tables[%seq] tokens %t_next limit %end head %kv_head [block_n, head_size]
             : !tj.kv_cache<k, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
-        %v = tj.paged_load %value_cache, %block_tables[%seq] tokens %t0 limit %end head %kv_head [block_n, head_size]
+        %v_next = tj.paged_load %value_cache, %block_tables[%seq] tokens %t_next limit %end head %kv_head [block_n, head_size]
             : !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
         %qk = tj.dot %q, %k, %zero_s {trans_b}
             : tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?xf32> -> tensor<?x?xf32>
@@ -138,9 +151,8 @@ tj.template @paged_decode {
         }
         // Token positions of this tile; ALiBi adds slope * (position - last position).
         %t0_i32 = arith.index_cast %t0 : index to i32
-        %positions = tj.range %t0_i32 [block_n] : i32 -> tensor<?xi32>
-        %positions_row = tj.expand_dims %positions axis 0 : tensor<?xi32> -> tensor<1x?xi32>
-        %positions_2d = tj.broadcast %positions_row [q_rows, block_n] : tensor<1x?xi32> -> tensor<?x?xi32>
+        %t0_2d = tj.full %t0_i32 [q_rows, block_n] : i32 -> tensor<?x?xi32>
+        %positions_2d = arith.addi %columns_2d, %t0_2d : tensor<?x?xi32>
         %alibi_on = tj.param_value @alibi : i1
         %biased = scf.if %alibi_on -> tensor<?x?xf32> {
           %last_i32 = arith.index_cast %last : index to i32
@@ -185,7 +197,8 @@ tj.template @paged_decode {
         %acc_scaled = arith.mulf %acc_i, %alpha_2d : tensor<?x?xf32>
         %acc_new = tj.dot %p_low, %v, %acc_scaled
             : tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?xf32> -> tensor<?x?xf32>
-        scf.yield %m_new, %l_new, %acc_new : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+        scf.yield %m_new, %l_new, %acc_new, %k_next, %v_next
+            : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>
       }
 
       // Partial result of this partition: acc / l and lse = m + log(l); an empty one is 0, -inf.

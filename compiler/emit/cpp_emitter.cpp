@@ -7,6 +7,8 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "compiler/emit/kernel_signature.h"
+#include "compiler/passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "support/status.h"
 
@@ -42,6 +44,13 @@ class BodyEmitter {
   }
 
   absl::Status emitBlock(Block& block, int indent) {
+    findSharedTiles();
+    if (!shared_.empty()) {
+      // One record of the kernel's asynchronous copies: placed loads commit to it, dots wait
+      // on it for the copies they read.
+      async_ = uniqueName("async_copies");
+      line(indent, absl::StrCat("tj::AsyncCopies ", async_, ";"));
+    }
     for (Operation& op : block) TJ_RETURN_IF_ERROR(emitOp(op, indent));
     return absl::OkStatus();
   }
@@ -98,6 +107,29 @@ class BodyEmitter {
 
   const std::string& use(Value value) { return names_[value]; }
 
+  // Tiles the placement pass put in shared memory: placed loads' results and the loop
+  // values they are carried through.
+  void findSharedTiles() { shared_ = placedTileValues(kernel_); }
+
+  // The C++ type of a value: its type's, or a shared-memory tile.
+  absl::StatusOr<std::string> valueType(Value value) {
+    if (!shared_.contains(value)) return cppType(value.getType());
+    auto tensor = cast<RankedTensorType>(value.getType());
+    TJ_ASSIGN_OR_RETURN(std::string element, cppType(tensor.getElementType()));
+    return absl::StrCat("tj::SharedTile<", element, ", ", absl::StrJoin(tensor.getShape(), ", "), ">");
+  }
+
+  bool readsShared(Operation& op) {
+    return llvm::any_of(op.getOperands(), [&](Value v) { return shared_.contains(v); });
+  }
+
+  // `<buffer, slots>(async_copies, ` for a placed load.
+  std::string placement(Operation& op) {
+    auto buffer = op.getAttrOfType<IntegerAttr>("shared_buffer").getInt();
+    auto slots = op.getAttrOfType<IntegerAttr>("shared_slots").getInt();
+    return absl::StrCat(buffer, ", ", slots, ">(", async_, ", ");
+  }
+
   void line(int indent, std::string_view text) {
     out_.append(indent * 2, ' ');
     out_.append(text);
@@ -105,7 +137,7 @@ class BodyEmitter {
   }
 
   absl::Status assign(Operation& op, int indent, const std::string& expr) {
-    TJ_ASSIGN_OR_RETURN(std::string type, cppType(op.getResult(0).getType()));
+    TJ_ASSIGN_OR_RETURN(std::string type, valueType(op.getResult(0)));
     std::string name = define(op.getResult(0));
     line(indent, absl::StrCat("const ", type, " ", name, " = ", expr, ";"));
     return absl::OkStatus();
@@ -185,6 +217,8 @@ class BodyEmitter {
   tj::KernelOp kernel_;
   std::string& out_;
   llvm::DenseMap<Value, std::string> names_;
+  llvm::DenseSet<Value> shared_;
+  std::string async_;
   std::set<std::string> usedNames_;
   int unnamed_ = 0;
 };
@@ -298,7 +332,7 @@ absl::Status BodyEmitter::emitArith(Operation& op, int indent) {
 absl::Status BodyEmitter::emitFor(scf::ForOp loop, int indent) {
   std::vector<std::string> carried;
   for (auto [init, arg] : llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs())) {
-    TJ_ASSIGN_OR_RETURN(std::string type, cppType(arg.getType()));
+    TJ_ASSIGN_OR_RETURN(std::string type, valueType(arg));
     std::string name = define(arg, "carried");
     line(indent, absl::StrCat(type, " ", name, " = ", use(init), ";"));
     carried.push_back(name);
@@ -314,7 +348,7 @@ absl::Status BodyEmitter::emitFor(scf::ForOp loop, int indent) {
   // Read every yielded value before overwriting any carried one.
   std::vector<std::string> next;
   for (auto [value, arg] : llvm::zip(yield.getOperands(), loop.getRegionIterArgs())) {
-    TJ_ASSIGN_OR_RETURN(std::string type, cppType(arg.getType()));
+    TJ_ASSIGN_OR_RETURN(std::string type, valueType(arg));
     std::string name = uniqueName("next");
     line(indent + 1, absl::StrCat("const ", type, " ", name, " = ", use(value), ";"));
     next.push_back(name);
@@ -389,12 +423,19 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
                                            "<", reduce.getAxis(), ">(", use(reduce.getSource()), ")"));
   if (auto dot = dyn_cast<tj::DotOp>(op))
     return assign(op, indent, absl::StrCat("tj::dot<", dot.getTransB() ? "true" : "false", ">(",
-                                           operandList(op), ")"));
+                                           operandList(op), readsShared(op) ? ", " + async_ : "",
+                                           ")"));
   if (auto load = dyn_cast<tj::LoadOp>(op)) {
     auto view = load.getView().getType();
     TJ_ASSIGN_OR_RETURN(std::string element, cppType(view.getElementType()));
     std::string other = load.getOther() ? use(load.getOther())
                                         : absl::StrCat("tj::cast<", element, ">(0)");
+    if (load.getSharedBuffer())
+      return assign(op, indent, absl::StrCat("tj::load_shared<", shapeList(load.getType()), ", ",
+                                             placement(op), use(load.getView()), ", ",
+                                             indexList(load.getOffsets()), ", ",
+                                             limitList(load.getView(), load.getLimits(), view.getRank()),
+                                             ", ", other, ")"));
     return assign(op, indent, absl::StrCat("tj::load<", shapeList(load.getType()), ">(",
                                            use(load.getView()), ", ", indexList(load.getOffsets()),
                                            ", ", limitList(load.getView(), load.getLimits(), view.getRank()),
@@ -414,6 +455,18 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
     line(indent, absl::StrCat("tj::store_scalar(", use(store.getView()), ", ",
                               indexList(store.getIndices()), ", ", use(store.getValue()), ");"));
     return absl::OkStatus();
+  }
+  if (auto load = dyn_cast<tj::PagedLoadOp>(op); load && load.getSharedBuffer()) {
+    // The block size when the specialization fixed it (a shift instead of a division).
+    TJ_ASSIGN_OR_RETURN(std::vector<DimSpec> dims, physicalDims(load.getCache().getType()));
+    int64_t blockSize = dims[1].isSymbolic() ? 0 : dims[1].value;
+    std::string where = placement(op);
+    where.insert(where.find('>'), absl::StrCat(", ", blockSize));
+    return assign(op, indent, absl::StrCat("tj::paged_load_shared<", cacheLayout(load.getCache().getType()),
+                                           ", ", shapeList(load.getType()), ", ", where,
+                                           use(load.getCache()), ", ", use(load.getTable()), ", ",
+                                           use(load.getSeq()), ", ", use(load.getStart()), ", ",
+                                           use(load.getLimit()), ", ", use(load.getHead()), ")"));
   }
   if (auto load = dyn_cast<tj::PagedLoadOp>(op))
     return assign(op, indent, absl::StrCat("tj::paged_load<", cacheLayout(load.getCache().getType()),
@@ -451,15 +504,7 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
   // Scratch shared memory for the library's exchanges (reductions, broadcasts, dot staging):
   // as large as the largest tile in f32, so that a kernel of small tiles does not reserve
   // (and lose occupancy to) the library's maximum. Backends without shared memory ignore it.
-  int64_t largestTile = 0;
-  kernel.walk([&](mlir::Operation* op) {
-    for (mlir::Type type : op->getResultTypes())
-      if (auto tensor = mlir::dyn_cast<mlir::RankedTensorType>(type))
-        largestTile = std::max(largestTile, tensor.getNumElements());
-  });
-  int64_t scratchBytes = 2048;
-  while (scratchBytes < largestTile * 4 && scratchBytes < 32768) scratchBytes *= 2;
-  out += absl::StrCat("#define TJ_SMEM_BYTES ", scratchBytes, "\n");
+  out += absl::StrCat("#define TJ_SMEM_BYTES ", libraryScratchBytes(kernel), "\n");
   // The reserved parameter `min_blocks_per_sm` is an occupancy hint for backends that can
   // trade registers for resident programs (__launch_bounds__ on CUDA).
   for (const auto& [name, value] : metadata.parameters)

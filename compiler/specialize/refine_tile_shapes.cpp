@@ -137,5 +137,8 @@ std::unique_ptr<mlir::Pass> createRefineTileShapesPass() {
 }  // namespace tilejit
 
 namespace tilejit {
-void registerTilejitPasses() { mlir::PassRegistration<RefineTileShapesPass>(); }
+void registerTilejitPasses() {
+  mlir::PassRegistration<RefineTileShapesPass>();
+  mlir::registerPass([] { return createPlaceDotOperandsInSharedMemoryPass(kStaticSharedBytesLimit); });
+}
 }  // namespace tilejit

@@ -35,6 +35,10 @@ std::vector<TargetDescription> buildTargets() {
       {"paged_decode.block_n", 32},
       {"paged_decode.partition_size", 1024},
       {"paged_decode.num_warps", 4},
+      // 4 programs/SM is what the shared memory allows (K/V double-buffered in shared memory,
+      // ~47 KB per program); capping registers to match (168 -> 128) measured 2.45 -> 2.64 TB/s
+      // at 64x4096 tokens (bench/results/2026-11-29/README.md, session 2).
+      {"paged_decode.min_blocks_per_sm", 4},
       {"paged_decode_reduce.q_rows", 16},
       {"paged_decode_reduce.num_warps", 4},
       {"paged_decode_reduce.partition_size", 1024},

@@ -467,6 +467,22 @@ LogicalResult DotOp::verify() {
 // Memory
 //===----------------------------------------------------------------------===//
 
+// The shared-memory placement attributes come as a pair from the placement pass.
+template <typename OpT>
+static LogicalResult verifySharedPlacement(OpT op) {
+  bool buffer = op.getSharedBuffer().has_value(), slots = op.getSharedSlots().has_value();
+  if (!buffer && !slots) return success();
+  if (buffer != slots) return op.emitOpError("shared_buffer and shared_slots go together");
+  if (*op.getSharedBuffer() < 0 || *op.getSharedBuffer() >= 8)
+    return op.emitOpError("shared_buffer must be in [0, 8)");
+  if (*op.getSharedSlots() != 1 && *op.getSharedSlots() != 2)
+    return op.emitOpError("shared_slots must be 1 or 2");
+  auto result = cast<RankedTensorType>(op.getType());
+  if (result.getRank() != 2 || result.getElementTypeBitWidth() != 16)
+    return op.emitOpError("only 2-D tiles of 16-bit elements are placed in shared memory");
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   auto view = getView().getType();
   auto result = cast<RankedTensorType>(getType());
@@ -483,6 +499,7 @@ LogicalResult LoadOp::verify() {
                                              << " differs from the view's " << view.getElementType();
   if (getOther() && getOther().getType() != view.getElementType())
     return emitOpError("`other` must have the view's element type");
+  if (failed(verifySharedPlacement(*this))) return failure();
   return verifyTileMatches(*this, getTile(), getType());
 }
 
@@ -558,6 +575,7 @@ LogicalResult PagedLoadOp::verify() {
   if (!headSize.isConstant() && !tileWidth.isConstant() && headSize.name != tileWidth.name)
     return emitOpError("tile width '") << tileWidth.name << "' must be the head size '"
                                        << headSize.name << "'";
+  if (failed(verifySharedPlacement(*this))) return failure();
   return verifyTileMatches(*this, getTile(), getType());
 }
 

@@ -235,9 +235,14 @@ def Tj_LoadOp : Tj_Op<"load", [AttrSizedOperandSegments,
     The tile's axes map to the view's last axes; `offsets` has one index per view axis.
     Elements whose index is outside [0, limit) (limits default to the view's extents) are
     `other` (default 0) and are never read.
+
+    `shared_buffer`/`shared_slots` are set by tj-place-dot-operands-in-shared-memory (GPU
+    targets), never by templates: the tile then lives in shared memory buffer
+    `shared_buffer`, filled asynchronously, in one of `shared_slots` (1 or 2) slots.
   }];
   let arguments = (ins Tj_ViewType:$view, Variadic<Index>:$offsets, Variadic<Index>:$limits,
-                       Optional<AnyType>:$other, Tj_TileShapeAttr:$tile);
+                       Optional<AnyType>:$other, Tj_TileShapeAttr:$tile,
+                       OptionalAttr<I64Attr>:$shared_buffer, OptionalAttr<I64Attr>:$shared_slots);
   let results = (outs Tj_Tile:$result);
   let assemblyFormat = [{
     $view `[` $offsets `]` (`limits` `[` $limits^ `]`)? (`other` $other^ `:` type($other))?
@@ -281,9 +286,11 @@ def Tj_PagedLoadOp : Tj_Op<"paged_load", [
   let description = [{
     Row i is token t = start + i: block = table[seq, t / block_size], slot = t % block_size.
     Rows with t >= limit are 0 and never read (the tail of a last block may hold NaN).
+    `shared_buffer`/`shared_slots`: as for tj.load.
   }];
   let arguments = (ins Tj_KvCacheType:$cache, Tj_ViewType:$table, Index:$seq, Index:$start,
-                       Index:$limit, Index:$head, Tj_TileShapeAttr:$tile);
+                       Index:$limit, Index:$head, Tj_TileShapeAttr:$tile,
+                       OptionalAttr<I64Attr>:$shared_buffer, OptionalAttr<I64Attr>:$shared_slots);
   let results = (outs Tj_Tile:$result);
   let assemblyFormat = [{
     $cache `,` $table `[` $seq `]` `tokens` $start `limit` $limit `head` $head

@@ -25,7 +25,7 @@
 // CHECK: tj::paged_store<tj::CacheLayout::ShuffledV>(args.value_cache, v, block, offset,
 
 // DECODE: for (int64_t t0 = start; t0 < end; t0 += block_n) {
-// DECODE: tj::paged_load<tj::CacheLayout::Standard, 32, 128>(args.key_cache, args.block_tables, seq, t0, end, kv_head)
+// DECODE: tj::paged_load<tj::CacheLayout::Standard, 32, 128>(args.key_cache, args.block_tables, seq, t_next, end, kv_head)
 // DECODE: tj::dot<true>(q, k, zero_s)
 // DECODE: tj::reduce_max<1>(logits)
 // DECODE: tj::dot<false>(p_low, v, acc_scaled)

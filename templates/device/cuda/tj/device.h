@@ -5,4 +5,5 @@
 #include "tj/types.h"
 #include "tj/tile.h"
 #include "tj/memory.h"
+#include "tj/shared.h"
 #include "tj/dot.h"

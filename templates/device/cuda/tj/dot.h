@@ -2,7 +2,7 @@
 // operands, staged to scratch and fetched with ldmatrix; an FMA loop for other types.
 #pragma once
 
-#include "tj/memory.h"
+#include "tj/shared.h"
 
 namespace tj {
 namespace detail {
@@ -89,35 +89,65 @@ __device__ __forceinline__ void stageCols(S* dst, const Tile<T, Rows, Cols>& x, 
   }
 }
 
+template <typename X>
+struct OperandStride { static constexpr int value = 0; };
+template <typename T, int64_t R, int64_t C>
+struct OperandStride<SharedTile<T, R, C>> { static constexpr int value = SharedTile<T, R, C>::kStride; };
+
 template <int Rows, int RowBytes, int Budget, int Step>
 struct ChunkOf {  // largest multiple of Step (<= Rows) whose rows fit in Budget bytes
   static constexpr int kFit = Budget / RowBytes / Step * Step;
   static constexpr int value = kFit < Rows ? kFit : Rows;
 };
 
-template <bool TransB, typename T, int64_t M, int64_t K, int64_t B0, int64_t B1, int64_t N>
-__device__ __forceinline__ Tile<float, M, N> dotMma(const Tile<T, M, K>& a, const Tile<T, B0, B1>& b,
-                                                   const Tile<float, M, N>& acc) {
+// Operand shapes of a dot: a is [M, K]; b is [N, K] (TransB) or [K, N].
+template <typename X>
+struct OperandShape;
+template <typename T, int64_t R, int64_t C>
+struct OperandShape<Tile<T, R, C>> {
+  using Element = T;
+  static constexpr int64_t kRows = R, kCols = C;
+};
+template <typename T, int64_t R, int64_t C>
+struct OperandShape<SharedTile<T, R, C>> {
+  using Element = T;
+  static constexpr int64_t kRows = R, kCols = C;
+};
+
+// Tensor-core dot. Register operands are staged into scratch (in K chunks when they do not
+// fit); shared-memory operands (SharedTile) are read in place once their copies landed.
+template <bool TransB, typename T, int64_t M, int64_t K, int64_t N, typename AOp, typename BOp>
+__device__ __forceinline__ Tile<float, M, N> dotMma(const AOp& a, const BOp& b, const Tile<float, M, N>& acc,
+                                                   AsyncCopies* async) {
   static_assert(M % 16 == 0, "dot (mma.sync m16n8k16): M must be a multiple of 16");
   static_assert(N % 8 == 0, "dot (mma.sync m16n8k16): N must be a multiple of 8");
   static_assert(K % 16 == 0, "dot (mma.sync m16n8k16): K must be a multiple of 16");
+  constexpr bool kAShared = IsSharedTile<AOp>::value, kBShared = IsSharedTile<BOp>::value;
   constexpr int W = TJ_THREADS / 32;
   constexpr int MT = int(M / 16), NT = int(N / 8);
   constexpr int kStrideNT = int(N) + (((int(N) / 8) % 2 == 0) ? 8 : 0);  // odd 16-byte units
-  // K chunk: multiple of 16 so that A, B chunks fit the scratch.
-  constexpr int kPerK = TransB ? int(M + N) * 2 : int(M) * 2;  // bytes per K column (A + B^T)
-  constexpr int kFixed = TransB ? int(M + N) * 16 : int(M) * 16;  // padding of 8 per row
-  constexpr int kBudget = TJ_SMEM_BYTES - kFixed;
-  constexpr int kKcRaw = TransB ? kBudget / kPerK / 16 * 16
-                                : (TJ_SMEM_BYTES - kFixed) / (kPerK + kStrideNT * 2) / 16 * 16;
+  // K chunk: a multiple of 16 such that the staged (register) operands fit the scratch.
+  constexpr int kPerK = (kAShared ? 0 : int(M) * 2) + (kBShared ? 0 : TransB ? int(N) * 2 : kStrideNT * 2);
+  constexpr int kFixed = (kAShared ? 0 : int(M) * 16) + (kBShared || !TransB ? 0 : int(N) * 16);
+  constexpr int kKcRaw = kPerK == 0 ? int(K) : (TJ_SMEM_BYTES - kFixed) / kPerK / 16 * 16;
   constexpr int Kc = kKcRaw < int(K) ? kKcRaw : int(K);
   static_assert(Kc >= 16, "dot: operands too large for TJ_SMEM_BYTES");
-  constexpr int kStrideA = Kc + 8, kStrideB = TransB ? Kc + 8 : kStrideNT;
-  static_assert((M * kStrideA + (TransB ? N * kStrideB : Kc * kStrideB)) * 2 <= TJ_SMEM_BYTES, "dot: chunk plan");
+  constexpr int kStrideA = kAShared ? OperandStride<AOp>::value : Kc + 8;
+  constexpr int kStrideB = kBShared ? OperandStride<BOp>::value : TransB ? Kc + 8 : kStrideNT;
+  static_assert((kAShared ? 0 : M * kStrideA) * 2 + (kBShared ? 0 : (TransB ? N : Kc) * kStrideB) * 2 <=
+                    TJ_SMEM_BYTES, "dot: chunk plan");
 
   T* sA = reinterpret_cast<T*>(scratch());
-  T* sB = sA + M * kStrideA;
-  const unsigned aBase = smemPtr(sA), bBase = smemPtr(sB);
+  T* sB = sA + (kAShared ? 0 : M * kStrideA);
+  unsigned aBase = smemPtr(sA), bBase = smemPtr(sB);
+  if constexpr (kAShared) aBase = smemPtr(a.data);
+  if constexpr (kBShared) bBase = smemPtr(b.data);
+  if constexpr (kAShared || kBShared) {
+    int group = 0;
+    if constexpr (kAShared) group = a.group;
+    if constexpr (kBShared) group = b.group > group ? b.group : group;
+    async->waitFor(group);
+  }
   const int warp = threadId() / 32, lane = threadId() % 32;
   constexpr bool kColumnSplit = NT % W == 0;
   constexpr int kUnits = (MT * NT + W - 1) / W;
@@ -129,26 +159,38 @@ __device__ __forceinline__ Tile<float, M, N> dotMma(const Tile<T, M, K>& a, cons
 
   for (int k0 = 0; k0 < int(K); k0 += Kc) {
     const int kc = int(K) - k0 < Kc ? int(K) - k0 : Kc;
-    __syncthreads();
-    stageCols(sA, a, k0, kc, kStrideA);
-    if constexpr (TransB) stageCols(sB, b, k0, kc, kStrideB);
-    else stageRows(sB, b, k0, kc, kStrideB);
-    __syncthreads();
+    if constexpr (!kAShared || !kBShared) {
+      __syncthreads();
+      if constexpr (!kAShared) stageCols(sA, a, k0, kc, kStrideA);
+      if constexpr (!kBShared) {
+        if constexpr (TransB) stageCols(sB, b, k0, kc, kStrideB);
+        else stageRows(sB, b, k0, kc, kStrideB);
+      }
+      __syncthreads();
+    }
+    // Shared operands are addressed at absolute K; staged ones from the chunk's start.
+    const int aK = kAShared ? k0 : 0, bK = kBShared ? k0 : 0;
+    auto loadA = [&](int mi, int kk, unsigned (&af)[4]) {
+      ldmatrixX4(aBase + 2u * unsigned((mi * 16 + lane % 16) * kStrideA + aK + kk + (lane / 16) * 8), af[0],
+                 af[1], af[2], af[3]);
+    };
+    auto loadB = [&](int ni, int kk, unsigned& b0, unsigned& b1) {
+      if constexpr (TransB)
+        ldmatrixX2(bBase + 2u * unsigned((ni * 8 + lane % 8) * kStrideB + bK + kk + ((lane / 8) % 2) * 8), b0, b1);
+      else
+        ldmatrixX2Trans(bBase + 2u * unsigned((bK + kk + lane % 8 + ((lane / 8) % 2) * 8) * kStrideB + ni * 8),
+                        b0, b1);
+    };
     for (int kk = 0; kk < kc; kk += 16) {
       if constexpr (kColumnSplit) {
 #pragma unroll
         for (int mi = 0; mi < MT; ++mi) {
           unsigned af[4];
-          ldmatrixX4(aBase + 2u * unsigned((mi * 16 + lane % 16) * kStrideA + kk + (lane / 16) * 8), af[0], af[1],
-                     af[2], af[3]);
+          loadA(mi, kk, af);
 #pragma unroll
           for (int jn = 0; jn < NT / W; ++jn) {
-            int ni = jn * W + warp;
             unsigned b0, b1;
-            if constexpr (TransB)
-              ldmatrixX2(bBase + 2u * unsigned((ni * 8 + lane % 8) * kStrideB + kk + ((lane / 8) % 2) * 8), b0, b1);
-            else
-              ldmatrixX2Trans(bBase + 2u * unsigned((kk + lane % 8 + ((lane / 8) % 2) * 8) * kStrideB + ni * 8), b0, b1);
+            loadB(jn * W + warp, kk, b0, b1);
             mma16816<T>(c[mi * (NT / W) + jn], af, b0, b1);
           }
         }
@@ -157,14 +199,9 @@ __device__ __forceinline__ Tile<float, M, N> dotMma(const Tile<T, M, K>& a, cons
         for (int u = 0; u < kUnits; ++u) {
           int unit = u * W + warp;
           if (unit >= MT * NT) continue;
-          int mi = unit / NT, ni = unit % NT;
           unsigned af[4], b0, b1;
-          ldmatrixX4(aBase + 2u * unsigned((mi * 16 + lane % 16) * kStrideA + kk + (lane / 16) * 8), af[0], af[1],
-                     af[2], af[3]);
-          if constexpr (TransB)
-            ldmatrixX2(bBase + 2u * unsigned((ni * 8 + lane % 8) * kStrideB + kk + ((lane / 8) % 2) * 8), b0, b1);
-          else
-            ldmatrixX2Trans(bBase + 2u * unsigned((kk + lane % 8 + ((lane / 8) % 2) * 8) * kStrideB + ni * 8), b0, b1);
+          loadA(unit / NT, kk, af);
+          loadB(unit % NT, kk, b0, b1);
           mma16816<T>(c[u], af, b0, b1);
         }
       }
@@ -172,6 +209,8 @@ __device__ __forceinline__ Tile<float, M, N> dotMma(const Tile<T, M, K>& a, cons
   }
 
   // Accumulator fragments -> canonical layout, through scratch, in chunks of 16-row bands.
+  // The band loop's leading barrier is also what lets callers reuse shared operands: no
+  // thread is still reading them (ldmatrix above) once any thread returns.
   using LO = typename Tile<float, M, N>::L;
   constexpr int kStrideC = int(N) + 4;
   constexpr int kBand = ChunkOf<int(M), kStrideC * 4, TJ_SMEM_BYTES, 16>::value;
@@ -274,8 +313,24 @@ template <bool TransB, typename TA, typename TB, int64_t M, int64_t K, int64_t B
 __device__ __forceinline__ Tile<float, M, N> dot(const Tile<TA, M, K>& a, const Tile<TB, B0, B1>& b,
                                                  const Tile<float, M, N>& acc) {
   static_assert(TransB ? (B0 == N && B1 == K) : (B0 == K && B1 == N), "dot: operand shapes do not agree");
-  if constexpr (IsSame<TA, TB>::value && kIsHalf<TA>) return detail::dotMma<TransB>(a, b, acc);
+  if constexpr (IsSame<TA, TB>::value && kIsHalf<TA>)
+    return detail::dotMma<TransB, TA, M, K, N>(a, b, acc, nullptr);
   else return detail::dotFma<TransB>(a, b, acc);
+}
+
+// With an operand in shared memory (tensor-core dots only; the placement pass checks).
+template <bool TransB, typename AOp, typename BOp, int64_t M, int64_t N>
+__device__ __forceinline__ Tile<float, M, N> dot(const AOp& a, const BOp& b, const Tile<float, M, N>& acc,
+                                                 AsyncCopies& async) {
+  using SA = detail::OperandShape<AOp>;
+  using SB = detail::OperandShape<BOp>;
+  static_assert(SA::kRows == M, "dot: a has M rows");
+  constexpr int64_t K = SA::kCols;
+  static_assert(TransB ? (SB::kRows == N && SB::kCols == K) : (SB::kRows == K && SB::kCols == N),
+                "dot: operand shapes do not agree");
+  using T = typename SA::Element;
+  static_assert(IsSame<T, typename SB::Element>::value && kIsHalf<T>, "dot: shared operands are f16/bf16");
+  return detail::dotMma<TransB, T, M, K, N>(a, b, acc, &async);
 }
 
 }  // namespace tj

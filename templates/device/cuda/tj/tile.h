@@ -385,6 +385,28 @@ __device__ __forceinline__ void spillPadded(T* dst, const Tile<T, D...>& x, int 
   }
 }
 
+// Register `reg` of lane `lane`, each thread naming its own lane and register. Runtime register indices are resolved with
+// selects, so the registers stay registers.
+template <typename T, int Vec, typename RegsT>
+__device__ __forceinline__ T gatherFromWarp(const RegsT& regs, int lane, int reg) {
+  T value = regs[0];
+#pragma unroll
+  for (int j = 0; j < Vec; ++j) {
+    T mine = regs[j];
+    unsigned bits;
+    if constexpr (sizeof(T) == 4) bits = __float_as_uint(*reinterpret_cast<const float*>(&mine));
+    else if constexpr (sizeof(T) == 2) bits = *reinterpret_cast<const unsigned short*>(&mine);
+    else bits = (unsigned)*reinterpret_cast<const unsigned char*>(&mine);
+    bits = __shfl_sync(0xffffffffu, bits, lane);
+    T got;
+    if constexpr (sizeof(T) == 4) *reinterpret_cast<unsigned*>(&got) = bits;
+    else if constexpr (sizeof(T) == 2) *reinterpret_cast<unsigned short*>(&got) = (unsigned short)bits;
+    else *reinterpret_cast<unsigned char*>(&got) = (unsigned char)bits;
+    if (j == reg) value = got;
+  }
+  return value;
+}
+
 template <int64_t... D>
 struct ShapeOf {
   static constexpr int kRank = sizeof...(D);
@@ -440,13 +462,41 @@ __device__ __forceinline__ Tile<T, D...> broadcast(const Tile<T, S...>& x) {
   using In = Tile<T, S...>;
   constexpr int R = Out::kRank;
   static_assert(((S == D || S == 1) && ...), "broadcast: each input dim must be 1 or equal");
+  using LI = typename In::L;
+  using LO = typename Out::L;
+  // Source linear index of output element f.
+  auto source = [](int f) {
+    int idx[R];
+#pragma unroll
+    for (int d = R - 1; d >= 0; --d) {
+      idx[d] = f % Out::dim(d);
+      f /= Out::dim(d);
+    }
+    int s = 0;
+#pragma unroll
+    for (int d = 0; d < R; ++d) s = s * In::dim(d) + (In::dim(d) == 1 ? 0 : idx[d]);
+    return s;
+  };
   if constexpr (Out::kSize == In::kSize) {
     return reshape<D...>(x);
+  } else if constexpr (LI::kReplicated && LI::kRuns <= 32 && In::kLast == 1 && Out::kLast % LO::kVec == 0 &&
+                       sizeof(T) <= 4) {
+    // Every warp holds the whole input (run r in lane r) and each output run repeats one
+    // input element: fetch it with shuffles, no shared memory, no barrier.
+    Out out;
+#pragma unroll
+    for (int k = 0; k < LO::kPer; ++k) {
+      int e = LO::valid(k) ? LO::run(k) * LO::kVec : 0;
+      int s = source(e);
+      T value = detail::gatherFromWarp<T, LI::kVec>(x.v, s / LI::kVec, s % LI::kVec);
+#pragma unroll
+      for (int j = 0; j < LO::kVec; ++j) out.v[k * LO::kVec + j] = value;
+    }
+    return out;
   } else {
     using St = detail::Storage<T>;
     static_assert(In::kSize * sizeof(St) <= TJ_SMEM_BYTES,
                   "broadcast: input tile larger than TJ_SMEM_BYTES");
-    using LO = typename Out::L;
     St* buf = reinterpret_cast<St*>(detail::scratch());
     __syncthreads();
     detail::spill(buf, x);
@@ -457,19 +507,6 @@ __device__ __forceinline__ Tile<T, D...> broadcast(const Tile<T, S...>& x) {
 #pragma unroll
     for (int k = 0; k < LO::kPer; ++k) {
       int e = LO::run(k) * LO::kVec;
-      // Source linear index of element e.
-      auto source = [](int f) {
-        int idx[R];
-#pragma unroll
-        for (int d = R - 1; d >= 0; --d) {
-          idx[d] = f % Out::dim(d);
-          f /= Out::dim(d);
-        }
-        int s = 0;
-#pragma unroll
-        for (int d = 0; d < R; ++d) s = s * In::dim(d) + (In::dim(d) == 1 ? 0 : idx[d]);
-        return s;
-      };
       if constexpr (lastBroadcast) {
         T value = T(buf[source(e)]);
 #pragma unroll

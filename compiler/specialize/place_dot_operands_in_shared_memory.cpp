@@ -1,0 +1,219 @@
+// Places loaded tiles that only feed tensor-core dots in shared memory (GPU targets).
+//
+// A dot reads its operands from shared memory (ldmatrix); a tile loaded into registers has
+// to be written there first, behind a barrier, every time. When a load's value flows only
+// into dot operands - directly or through scf.for iter_args, which is how a template
+// prefetches the next tile - the load can instead copy global memory straight into shared
+// memory, asynchronously (cp.async), so the copy of the next tile overlaps the current
+// tile's math and costs no registers. The pass marks such loads with `shared_buffer` (one
+// buffer per chain of loads linked by iter_args) and `shared_slots` (2 when the chain is
+// loop-carried: the value in use and the one in flight; 1 otherwise), within a shared-memory
+// budget, in program order. Everything else stays as it was.
+#include "compiler/passes.h"
+#include "dialects/tj/TjDialect.h"
+#include "llvm/ADT/SetVector.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Pass/Pass.h"
+
+namespace tilejit {
+namespace {
+
+using namespace mlir;
+
+constexpr int64_t kMaxBuffers = 8;
+
+// Rows are padded by 16 bytes in shared memory (conflict-free ldmatrix); the library's
+// SharedTile uses the same stride.
+int64_t placedBytes(RankedTensorType tile, int64_t slots) {
+  int64_t elementBytes = tile.getElementTypeBitWidth() / 8;
+  return slots * tile.getDimSize(0) * (tile.getDimSize(1) * elementBytes + 16);
+}
+
+bool isHalfTile(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  return tile && tile.getRank() == 2 && tile.hasStaticShape() &&
+         (tile.getElementType().isF16() || tile.getElementType().isBF16()) &&
+         (tile.getDimSize(1) * 2) % 16 == 0;
+}
+
+// Whether a dot takes the tensor-core path, whose operands the library can read in place.
+bool isMatrixDot(tj::DotOp dot) {
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  auto b = cast<RankedTensorType>(dot.getB().getType());
+  auto acc = cast<RankedTensorType>(dot.getAcc().getType());
+  if (!isHalfTile(a) || !isHalfTile(b) || a.getElementType() != b.getElementType()) return false;
+  int64_t m = acc.getDimSize(0), n = acc.getDimSize(1), k = a.getDimSize(1);
+  return m % 16 == 0 && n % 8 == 0 && k % 16 == 0;
+}
+
+bool isPlaceableLoad(Operation* op) {
+  if (auto load = dyn_cast<tj::LoadOp>(op))
+    return load.getView().getType().getRank() >= 2 && isHalfTile(load.getType());
+  if (auto load = dyn_cast<tj::PagedLoadOp>(op))
+    return !load.getCache().getType().isShuffled() && isHalfTile(load.getType());
+  return false;
+}
+
+// The loads and loop-carried values of one chain, or failure when a value of the chain has
+// a use other than a matrix dot's a/b operand or an scf.for carry.
+struct Chain {
+  SmallVector<Operation*> loads;
+  int64_t carries = 0;
+};
+
+FailureOr<Chain> collectChain(Operation* seed) {
+  Chain chain;
+  llvm::SetVector<Value> values;
+  values.insert(seed->getResult(0));
+  for (size_t i = 0; i < values.size(); ++i) {
+    Value value = values[i];
+    if (Operation* def = value.getDefiningOp()) {
+      if (!isPlaceableLoad(def)) {
+        if (!isa<scf::ForOp>(def)) return failure();
+      } else if (!llvm::is_contained(chain.loads, def)) {
+        chain.loads.push_back(def);
+      }
+    }
+    // A block argument of a loop body: its init value and what the body yields for it.
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!loop || arg.getArgNumber() == 0) return failure();
+      unsigned index = arg.getArgNumber() - 1;
+      values.insert(loop.getInitArgs()[index]);
+      values.insert(loop.getYieldedValues()[index]);
+      values.insert(loop.getResult(index));
+    }
+    if (auto result = dyn_cast<OpResult>(value))
+      if (auto loop = dyn_cast<scf::ForOp>(result.getOwner())) {
+        unsigned index = result.getResultNumber();
+        values.insert(loop.getRegionIterArgs()[index]);
+      }
+    for (OpOperand& use : value.getUses()) {
+      Operation* user = use.getOwner();
+      if (auto dot = dyn_cast<tj::DotOp>(user)) {
+        if (use.getOperandNumber() > 1 || !isMatrixDot(dot)) return failure();
+      } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
+        if (use.getOperandNumber() < loop.getNumControlOperands()) return failure();
+        values.insert(loop.getTiedLoopRegionIterArg(&use));
+      } else if (isa<scf::YieldOp>(user) && isa<scf::ForOp>(user->getParentOp())) {
+        auto loop = cast<scf::ForOp>(user->getParentOp());
+        values.insert(loop.getRegionIterArgs()[use.getOperandNumber()]);
+      } else {
+        return failure();
+      }
+    }
+  }
+  for (Value value : values)
+    if (isa<BlockArgument>(value)) ++chain.carries;
+  // Two slots hold one carried value and the next one in flight; deeper prefetching would
+  // need more slots.
+  if (chain.carries > 1) return failure();
+  for (Operation* load : chain.loads)
+    if (load->getResult(0).getType() != seed->getResult(0).getType()) return failure();
+  return chain;
+}
+
+class PlaceDotOperandsInSharedMemory
+    : public PassWrapper<PlaceDotOperandsInSharedMemory, OperationPass<ModuleOp>> {
+ public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PlaceDotOperandsInSharedMemory)
+
+  PlaceDotOperandsInSharedMemory() = default;
+  PlaceDotOperandsInSharedMemory(const PlaceDotOperandsInSharedMemory& other) : PassWrapper(other) {}
+  explicit PlaceDotOperandsInSharedMemory(int64_t limit) { sharedBytes = limit; }
+
+  StringRef getArgument() const override { return "tj-place-dot-operands-in-shared-memory"; }
+  StringRef getDescription() const override {
+    return "loads whose tiles only feed tensor-core dots copy straight into shared memory";
+  }
+
+  void runOnOperation() override {
+    // Every chain that could be placed, in program order.
+    SmallVector<Chain> chains;
+    llvm::DenseSet<Operation*> seen;
+    getOperation().walk([&](Operation* op) {
+      if (!isPlaceableLoad(op) || seen.contains(op)) return;
+      FailureOr<Chain> chain = collectChain(op);
+      if (failed(chain)) {
+        seen.insert(op);
+        return;
+      }
+      seen.insert(chain->loads.begin(), chain->loads.end());
+      if (chains.size() < kMaxBuffers) chains.push_back(*chain);
+    });
+    // The longest prefix that fits beside the library's scratch, which shrinks as tiles leave
+    // registers (placed tiles are never staged through it).
+    Builder builder(&getContext());
+    for (size_t count = chains.size(); count > 0; --count) {
+      int64_t bytes = 0;
+      for (size_t i = 0; i < chains.size(); ++i) {
+        int64_t slots = chains[i].carries > 0 ? 2 : 1;
+        for (Operation* load : chains[i].loads) {
+          if (i < count) {
+            load->setAttr("shared_buffer", builder.getI64IntegerAttr(int64_t(i)));
+            load->setAttr("shared_slots", builder.getI64IntegerAttr(slots));
+          } else {
+            load->removeAttr("shared_buffer");
+            load->removeAttr("shared_slots");
+          }
+        }
+        if (i < count)
+          bytes += placedBytes(cast<RankedTensorType>(chains[i].loads.front()->getResult(0).getType()), slots);
+      }
+      if (bytes + libraryScratchBytes(getOperation()) <= sharedBytes) return;
+    }
+    for (Chain& chain : chains)
+      for (Operation* load : chain.loads) {
+        load->removeAttr("shared_buffer");
+        load->removeAttr("shared_slots");
+      }
+  }
+
+ private:
+  Option<int64_t> sharedBytes{*this, "shared-bytes",
+                              llvm::cl::desc("shared memory a program may use in all"),
+                              llvm::cl::init(kStaticSharedBytesLimit)};
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sharedBytes) {
+  return std::make_unique<PlaceDotOperandsInSharedMemory>(sharedBytes);
+}
+
+llvm::DenseSet<Value> placedTileValues(Operation* root) {
+  llvm::DenseSet<Value> placed;
+  root->walk([&](Operation* op) {
+    if (op->hasAttr("shared_buffer")) placed.insert(op->getResult(0));
+  });
+  for (bool grew = true; grew;) {
+    grew = false;
+    root->walk([&](scf::ForOp loop) {
+      for (auto [init, arg, result] : llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(), loop.getResults()))
+        if (placed.contains(init) && placed.insert(arg).second) {
+          placed.insert(result);
+          grew = true;
+        }
+    });
+  }
+  return placed;
+}
+
+int64_t libraryScratchBytes(Operation* kernel) {
+  llvm::DenseSet<Value> placed = placedTileValues(kernel);
+  int64_t largestTile = 0, dotBand = 0;
+  kernel->walk([&](Operation* op) {
+    for (Value result : op->getResults())
+      if (auto tensor = dyn_cast<RankedTensorType>(result.getType());
+          tensor && tensor.hasStaticShape() && !placed.contains(result))
+        largestTile = std::max(largestTile, tensor.getNumElements());
+    // A dot returns its result through 16-row bands of padded f32 rows (tj/dot.h).
+    if (auto dot = dyn_cast<tj::DotOp>(op))
+      dotBand = std::max(dotBand, 16 * (cast<RankedTensorType>(dot.getType()).getDimSize(1) + 4) * 4);
+  });
+  int64_t bytes = 2048;
+  while (bytes < largestTile * 4 && bytes < 32768) bytes *= 2;
+  return std::min<int64_t>(std::max(bytes, (dotBand + 511) / 512 * 512), 32768);
+}
+
+}  // namespace tilejit

@@ -1,0 +1,216 @@
+// Tiles placed in shared memory by tj-place-dot-operands-in-shared-memory.
+//
+// A placed load copies global memory straight into a shared buffer with cp.async (16 bytes
+// per copy, zero-filled where masked) and returns at once; the dot that reads the tile waits
+// for exactly the copies it needs (commit groups are counted in AsyncCopies), so a tile
+// prefetched for the next loop iteration stays in flight during this one's math and costs no
+// registers. Each placed buffer has `Slots` slots: 2 for a loop-carried chain (the tile in use
+// and the one in flight), used alternately.
+//
+// Reuse of a slot is safe because a dot never returns before every thread is done reading
+// its shared operands (see dot.h), and a slot is only rewritten after the dot that read its
+// previous tile.
+#pragma once
+
+#include "tj/memory.h"
+
+namespace tj {
+
+// Row-major [R, C] in shared memory; rows padded by 16 bytes so that ldmatrix rows of 16
+// bytes fall in distinct banks.
+template <typename T, int64_t R, int64_t C>
+struct SharedTile {
+  static_assert(sizeof(T) == 2, "shared tiles hold 16-bit elements");
+  static constexpr int kStride = int(C) + int(16 / sizeof(T));
+  static constexpr int kElems = int(R) * kStride;
+  T* data;
+  int group;  // the commit group that fills it
+};
+
+template <typename X>
+struct IsSharedTile { static constexpr bool value = false; };
+template <typename T, int64_t R, int64_t C>
+struct IsSharedTile<SharedTile<T, R, C>> { static constexpr bool value = true; };
+
+constexpr int kMaxSharedBuffers = 8;
+
+// The kernel's record of asynchronous copies, a local of the kernel body.
+struct AsyncCopies {
+  int committed = 0;
+  int uses[kMaxSharedBuffers] = {};
+
+  __device__ __forceinline__ int commit() {
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    return committed++;
+  }
+  // Waits for this thread's copies of `group`, then for every thread's (a barrier).
+  __device__ __forceinline__ void waitFor(int group) {
+    const int newer = committed - 1 - group;  // groups committed after it may stay in flight
+    switch (newer < 0 ? 0 : newer) {
+      case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
+      case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
+      case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
+      case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
+      case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
+      case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
+      case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
+      default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
+    }
+    __syncthreads();
+  }
+};
+
+namespace detail {
+
+// One static buffer per (placed buffer, element type, size) of a kernel.
+template <int Id, typename T, int Elems>
+__device__ __forceinline__ T* sharedBuffer() {
+  __shared__ alignas(16) T buffer[Elems];
+  return buffer;
+}
+
+template <int Buffer, int Slots, typename T, int64_t R, int64_t C>
+__device__ __forceinline__ SharedTile<T, R, C> takeSlot(AsyncCopies& async) {
+  static_assert(Buffer >= 0 && Buffer < kMaxSharedBuffers, "shared buffer id out of range");
+  static_assert(Slots == 1 || Slots == 2, "one or two slots per shared buffer");
+  using S = SharedTile<T, R, C>;
+  T* base = sharedBuffer<Buffer, T, Slots * S::kElems>();
+  const int slot = Slots == 1 ? 0 : (async.uses[Buffer]++ & 1);
+  return S{base + slot * S::kElems, 0};
+}
+
+__device__ __forceinline__ unsigned sharedAddress(const void* p) {
+  unsigned a;
+  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
+  return a;
+}
+
+// 16 bytes global -> shared (a 32-bit shared-window address); src_bytes 0 writes zeros and
+// reads nothing. No "memory" clobber: loads of block tables may be scheduled across copies
+// (ordering against shared-memory readers comes from the barriers around them).
+__device__ __forceinline__ void cpAsync16(unsigned dst, const void* src, int srcBytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(srcBytes));
+}
+__device__ __forceinline__ void cpAsync16(void* dst, const void* src, int srcBytes) {
+  cpAsync16(sharedAddress(dst), src, srcBytes);
+}
+
+}  // namespace detail
+
+// paged_load into shared memory: row i is token token_start + i; rows past `limit` are zero.
+// BlockSize is the cache's block size when the kernel's type fixes it (0: read the shape),
+// so that the token -> (block, slot) split is a shift. 32-bit token arithmetic (contexts
+// stay below 2^31 tokens); one 64-bit product per piece, for the block's offset.
+template <CacheLayout Layout, int64_t BN, int64_t D, int Buffer, int Slots, int64_t BlockSize, typename T,
+          int RC, typename TI>
+__device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& async, const View<T, RC>& cache,
+                                                                 const View<TI, 2>& table, int64_t seq,
+                                                                 int64_t token_start, int64_t limit,
+                                                                 int64_t head) {
+  static_assert(Layout == CacheLayout::Standard, "only the standard cache layout is placed in shared memory");
+  using A = detail::CacheAddress<Layout, T>;
+  using S = SharedTile<T, BN, D>;
+  constexpr int X = A::kX;
+  static_assert(D % X == 0, "paged_load_shared: rows are whole 16-byte pieces");
+  constexpr int kRowPieces = int(D) / X;
+  S out = detail::takeSlot<Buffer, Slots, T, BN, D>(async);
+  const int bs = BlockSize > 0 ? int(BlockSize) : int(cache.shape[1]);
+  const bool vec = A::vectorizable(cache) && bs > 0 && cache.stride[1] < (1ll << 26);
+  const TI* tableRow = table.data + seq * table.stride[0];
+  const T* headBase = cache.data + head * cache.stride[2];
+  const int slotStride = int(cache.stride[1]);
+  const int first = int(token_start), end = int(limit);
+  // Each thread copies pieces of as few rows as possible (one table lookup and one address
+  // per row): kThreadsPerRow threads share a row, interleaved so that consecutive threads
+  // copy consecutive 16-byte pieces.
+  constexpr bool kRowsSplit = TJ_THREADS % int(BN) == 0 || int(BN) % TJ_THREADS == 0;
+  constexpr int kThreadsPerRow = TJ_THREADS >= int(BN) ? TJ_THREADS / int(BN) : 1;
+  constexpr int kRowsPerThread = TJ_THREADS >= int(BN) ? 1 : int(BN) / TJ_THREADS;
+  constexpr int kPiecesPerThread = (kRowPieces + kThreadsPerRow - 1) / kThreadsPerRow;
+  static_assert(kRowsSplit, "paged_load_shared: rows and threads must divide one another");
+  const int lane = detail::threadId() % kThreadsPerRow;
+#pragma unroll
+  for (int m = 0; m < kRowsPerThread; ++m) {
+    const int row = kRowsPerThread == 1 ? detail::threadId() / kThreadsPerRow : m * TJ_THREADS + detail::threadId();
+    const int t = first + row;
+    const bool in = t >= 0 && t < end;
+    T* dst = out.data + row * S::kStride;
+    if (vec) {
+      // Masked rows copy nothing (source size 0), from any address.
+      const T* src = cache.data;
+      if (in) {
+        const int logical = t / bs, slot = t - logical * bs;
+        const long long block = (long long)tableRow[logical * table.stride[1]];
+        src = headBase + block * cache.stride[0] + slot * slotStride;
+      }
+      const unsigned dstRow = detail::sharedAddress(out.data) + unsigned(row * S::kStride) * unsigned(sizeof(T));
+#pragma unroll
+      for (int j = 0; j < kPiecesPerThread; ++j) {
+        const int col = (lane + j * kThreadsPerRow) * X;
+        if (kRowPieces % kThreadsPerRow == 0 || col < int(D))
+          detail::cpAsync16(dstRow + unsigned(col) * unsigned(sizeof(T)), src + col, in ? 16 : 0);
+      }
+    } else {
+      long long at = 0;
+      if (in) {
+        const int logical = t / (bs > 0 ? bs : 1), slot = t - logical * bs;
+        at = A::at(cache, detail::tableAt(table, seq, logical), slot, head, 0);
+      }
+#pragma unroll
+      for (int j = 0; j < kPiecesPerThread; ++j) {
+        const int col = (lane + j * kThreadsPerRow) * X;
+        if (kRowPieces % kThreadsPerRow != 0 && col >= int(D)) continue;
+#pragma unroll
+        for (int e = 0; e < X; ++e) dst[col + e] = in ? cache.data[at + (col + e) * cache.stride[RC - 1]] : T{};
+      }
+    }
+  }
+  out.group = async.commit();
+  return out;
+}
+
+// load into shared memory: a 2-D tile over the view's last two axes; masked elements are
+// `other`.
+template <int64_t R, int64_t C, int Buffer, int Slots, typename T, int RV>
+__device__ __forceinline__ SharedTile<T, R, C> load_shared(AsyncCopies& async, const View<T, RV>& view,
+                                                          const Index<RV>& offset, const Index<RV>& limit,
+                                                          T other) {
+  static_assert(RV >= 2, "load_shared: the view has at least two axes");
+  using S = SharedTile<T, R, C>;
+  constexpr int X = int(16 / sizeof(T));
+  constexpr int kRowPieces = int((C + X - 1) / X), kPieces = int(R) * kRowPieces;
+  S out = detail::takeSlot<Buffer, Slots, T, R, C>(async);
+  bool leadIn = true;
+  long long lead = 0;
+#pragma unroll
+  for (int d = 0; d < RV - 2; ++d) {
+    leadIn = leadIn && offset.v[d] >= 0 && offset.v[d] < limit.v[d];
+    lead += offset.v[d] * view.stride[d];
+  }
+  const bool vecOk = view.stride[RV - 1] == 1 && detail::aligned(view.data, 16) &&
+                     view.stride[RV - 2] % X == 0 && offset.v[RV - 1] % X == 0;
+#pragma unroll
+  for (int m = 0; m < (kPieces + TJ_THREADS - 1) / TJ_THREADS; ++m) {
+    const int p = m * TJ_THREADS + detail::threadId();
+    if (kPieces % TJ_THREADS != 0 && p >= kPieces) break;
+    const int row = p / kRowPieces, col = (p % kRowPieces) * X;
+    const long long r = offset.v[RV - 2] + row, c = offset.v[RV - 1] + col;
+    const bool rowIn = leadIn && r >= 0 && r < limit.v[RV - 2];
+    T* dst = out.data + row * S::kStride + col;
+    const long long at = lead + r * view.stride[RV - 2] + c * view.stride[RV - 1];
+    if (vecOk && rowIn && c >= 0 && c + X <= limit.v[RV - 1] && col + X <= int(C)) {
+      detail::cpAsync16(dst, view.data + at, 16);
+    } else {
+#pragma unroll
+      for (int j = 0; j < X; ++j)
+        if (col + j < int(C)) {
+          const bool in = rowIn && c + j >= 0 && c + j < limit.v[RV - 1];
+          dst[j] = in ? view.data[at + j * view.stride[RV - 1]] : other;
+        }
+    }
+  }
+  out.group = async.commit();
+  return out;
+}
+
+}  // namespace tj
