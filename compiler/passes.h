@@ -18,9 +18,13 @@ std::unique_ptr<mlir::Pass> createRefineTileShapesPass();
 // use in all; the device library's scratch (libraryScratchBytes) comes out of it first.
 std::unique_ptr<mlir::Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sharedBytes);
 
-// Statically allocated shared memory per program (CUDA's limit without the dynamic opt-in,
-// which the runtime does not use).
-constexpr int64_t kStaticSharedBytesLimit = 48 * 1024;
+// Shared memory a program may use when the target description does not say (the pass's
+// default for tj-opt): CUDA's limit without the dynamic opt-in.
+constexpr int64_t kDefaultSharedBytes = 48 * 1024;
+
+// Bytes of one placed buffer: `slots` copies of the tile with rows padded by 16 bytes (the
+// device library's SharedTile layout).
+int64_t placedBufferBytes(mlir::RankedTensorType tile, int64_t slots);
 
 // The device library's scratch buffer for a kernel (TJ_SMEM_BYTES): the largest tile in f32,
 // a power of two in [2 KiB, 32 KiB] (and room for a dot's padded result band), so a kernel of

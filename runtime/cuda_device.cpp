@@ -13,7 +13,7 @@ namespace {
 using namespace cuda;  // NOLINT: this file is the CUDA backend
 using Grid = std::array<GridExpression, 3>;
 
-// Launches are allowed this much dynamic shared memory without opting in.
+// Programs may use this much shared memory (static + dynamic) without opting in.
 inline constexpr int64_t kDefaultDynamicSharedLimit = 48 * 1024;
 
 class CudaKernel : public LoadedKernel {
@@ -55,17 +55,19 @@ class CudaDevice : public Device {
       return absl::InvalidArgumentError(absl::StrCat("kernel '", metadata.templateName, "' wants ",
                                                      metadata.threadsPerProgram,
                                                      " threads per program; CUDA allows 1..1024"));
-    if (metadata.dynamicSharedBytes > maxSharedOptin_)
+    const int64_t sharedBytes = metadata.dynamicSharedBytes + metadata.resources.staticSharedBytes;
+    if (sharedBytes > maxSharedOptin_)
       return absl::InvalidArgumentError(absl::StrCat(
-          "kernel '", metadata.templateName, "' needs ", metadata.dynamicSharedBytes,
-          " bytes of dynamic shared memory; ", name(), " allows at most ", maxSharedOptin_));
+          "kernel '", metadata.templateName, "' needs ", sharedBytes, " bytes of shared memory (",
+          metadata.dynamicSharedBytes, " dynamic); ", name(), " allows at most ", maxSharedOptin_));
     TJ_ASSIGN_OR_RETURN(Grid grid, parseGrid(metadata));
     TJ_RETURN_IF_ERROR(context_.makeCurrent());
     // cuModuleLoadData reads a pointer with no size: hand it an owned, aligned copy.
     std::string image(binary);
     TJ_ASSIGN_OR_RETURN(Module module, Module::load(image.data()));
     TJ_ASSIGN_OR_RETURN(CUfunction function, module.function(metadata.entry));
-    if (metadata.dynamicSharedBytes > kDefaultDynamicSharedLimit)
+    // Past 48 KB in all (static + dynamic), a kernel must opt in to its dynamic share.
+    if (sharedBytes > kDefaultDynamicSharedLimit)
       TJ_RETURN_IF_ERROR(TJ_CU_CHECK(*api_, cuFuncSetAttribute, function,
                                      CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                      static_cast<int>(metadata.dynamicSharedBytes)));

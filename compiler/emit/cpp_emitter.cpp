@@ -1,6 +1,7 @@
 #include "compiler/emit/cpp_emitter.h"
 
 #include <cstring>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -43,8 +44,28 @@ class BodyEmitter {
     }
   }
 
+  // Tiles the placement pass put in shared memory (placed loads' results and the loop values
+  // they are carried through) and their buffers' offsets in the kernel's dynamic shared
+  // memory (buffers in id order, each 16-byte aligned by construction). Call before emitBlock.
+  void findSharedTiles() {
+    shared_ = placedTileValues(kernel_);
+    std::map<int64_t, int64_t> bufferBytes;
+    kernel_.walk([&](Operation* op) {
+      auto buffer = op->getAttrOfType<IntegerAttr>("shared_buffer");
+      auto slots = op->getAttrOfType<IntegerAttr>("shared_slots");
+      if (!buffer || !slots) return;
+      bufferBytes[buffer.getInt()] =
+          placedBufferBytes(cast<RankedTensorType>(op->getResult(0).getType()), slots.getInt());
+    });
+    for (auto [buffer, bytes] : bufferBytes) {
+      bufferOffsets_[buffer] = dynamicSharedBytes_;
+      dynamicSharedBytes_ += bytes;
+    }
+  }
+
+  int64_t dynamicSharedBytes() const { return dynamicSharedBytes_; }
+
   absl::Status emitBlock(Block& block, int indent) {
-    findSharedTiles();
     if (!shared_.empty()) {
       // One record of the kernel's asynchronous copies: placed loads commit to it, dots wait
       // on it for the copies they read.
@@ -107,10 +128,6 @@ class BodyEmitter {
 
   const std::string& use(Value value) { return names_[value]; }
 
-  // Tiles the placement pass put in shared memory: placed loads' results and the loop
-  // values they are carried through.
-  void findSharedTiles() { shared_ = placedTileValues(kernel_); }
-
   // The C++ type of a value: its type's, or a shared-memory tile.
   absl::StatusOr<std::string> valueType(Value value) {
     if (!shared_.contains(value)) return cppType(value.getType());
@@ -123,11 +140,11 @@ class BodyEmitter {
     return llvm::any_of(op.getOperands(), [&](Value v) { return shared_.contains(v); });
   }
 
-  // `<buffer, slots>(async_copies, ` for a placed load.
+  // `buffer, slots, offset` of a placed load.
   std::string placement(Operation& op) {
     auto buffer = op.getAttrOfType<IntegerAttr>("shared_buffer").getInt();
     auto slots = op.getAttrOfType<IntegerAttr>("shared_slots").getInt();
-    return absl::StrCat(buffer, ", ", slots, ">(", async_, ", ");
+    return absl::StrCat(buffer, ", ", slots, ", ", bufferOffsets_[buffer]);
   }
 
   void line(int indent, std::string_view text) {
@@ -218,6 +235,8 @@ class BodyEmitter {
   std::string& out_;
   llvm::DenseMap<Value, std::string> names_;
   llvm::DenseSet<Value> shared_;
+  std::map<int64_t, int64_t> bufferOffsets_;
+  int64_t dynamicSharedBytes_ = 0;
   std::string async_;
   std::set<std::string> usedNames_;
   int unnamed_ = 0;
@@ -432,7 +451,7 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
                                         : absl::StrCat("tj::cast<", element, ">(0)");
     if (load.getSharedBuffer())
       return assign(op, indent, absl::StrCat("tj::load_shared<", shapeList(load.getType()), ", ",
-                                             placement(op), use(load.getView()), ", ",
+                                             placement(op), ">(", async_, ", ", use(load.getView()), ", ",
                                              indexList(load.getOffsets()), ", ",
                                              limitList(load.getView(), load.getLimits(), view.getRank()),
                                              ", ", other, ")"));
@@ -460,10 +479,9 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
     // The block size when the specialization fixed it (a shift instead of a division).
     TJ_ASSIGN_OR_RETURN(std::vector<DimSpec> dims, physicalDims(load.getCache().getType()));
     int64_t blockSize = dims[1].isSymbolic() ? 0 : dims[1].value;
-    std::string where = placement(op);
-    where.insert(where.find('>'), absl::StrCat(", ", blockSize));
     return assign(op, indent, absl::StrCat("tj::paged_load_shared<", cacheLayout(load.getCache().getType()),
-                                           ", ", shapeList(load.getType()), ", ", where,
+                                           ", ", shapeList(load.getType()), ", ", placement(op), ", ",
+                                           blockSize, ">(", async_, ", ",
                                            use(load.getCache()), ", ", use(load.getTable()), ", ",
                                            use(load.getSeq()), ", ", use(load.getStart()), ", ",
                                            use(load.getLimit()), ", ", use(load.getHead()), ")"));
@@ -504,12 +522,22 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
   // Scratch shared memory for the library's exchanges (reductions, broadcasts, dot staging):
   // as large as the largest tile in f32, so that a kernel of small tiles does not reserve
   // (and lose occupancy to) the library's maximum. Backends without shared memory ignore it.
-  out += absl::StrCat("#define TJ_SMEM_BYTES ", libraryScratchBytes(kernel), "\n");
+  int64_t scratchBytes = libraryScratchBytes(kernel);
+  out += absl::StrCat("#define TJ_SMEM_BYTES ", scratchBytes, "\n");
+  BodyEmitter body(kernel, out);
+  body.findSharedTiles();
+  emitted.metadata.dynamicSharedBytes = body.dynamicSharedBytes();
   // The reserved parameter `min_blocks_per_sm` is an occupancy hint for backends that can
-  // trade registers for resident programs (__launch_bounds__ on CUDA).
-  for (const auto& [name, value] : metadata.parameters)
-    if (name == "min_blocks_per_sm" && value != "0")
-      out += absl::StrCat("#define TJ_MIN_BLOCKS ", value, "\n");
+  // trade registers for resident programs (__launch_bounds__ on CUDA); it never asks for more
+  // programs than shared memory lets reside (a multiprocessor has the per-program maximum
+  // plus the 1 KB the hardware reserves per resident program).
+  for (const auto& [name, value] : metadata.parameters) {
+    if (name != "min_blocks_per_sm" || value == "0") continue;
+    int64_t requested = std::stoll(value);
+    int64_t perProgram = scratchBytes + body.dynamicSharedBytes() + 1024;
+    int64_t fit = target.isGpu() ? (target.sharedBytesPerProgram + 1024) / perProgram : requested;
+    out += absl::StrCat("#define TJ_MIN_BLOCKS ", std::max<int64_t>(1, std::min(requested, fit)), "\n");
+  }
   out += "#include \"tj/device.h\"\n\n";
 
   std::string argsType = absl::StrCat("tj_args_", kernel.getSymName().str());
@@ -532,7 +560,6 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
   }
   out += "};\n\n";
   out += absl::StrCat("TJ_KERNEL_ENTRY(", metadata.entry, ", ", argsType, ") {\n");
-  BodyEmitter body(kernel, out);
   TJ_RETURN_IF_ERROR(body.emitBlock(kernel.getBody().front(), 1));
   out += "}\n";
   return emitted;

@@ -22,13 +22,6 @@ using namespace mlir;
 
 constexpr int64_t kMaxBuffers = 8;
 
-// Rows are padded by 16 bytes in shared memory (conflict-free ldmatrix); the library's
-// SharedTile uses the same stride.
-int64_t placedBytes(RankedTensorType tile, int64_t slots) {
-  int64_t elementBytes = tile.getElementTypeBitWidth() / 8;
-  return slots * tile.getDimSize(0) * (tile.getDimSize(1) * elementBytes + 16);
-}
-
 bool isHalfTile(Type type) {
   auto tile = dyn_cast<RankedTensorType>(type);
   return tile && tile.getRank() == 2 && tile.hasStaticShape() &&
@@ -158,7 +151,7 @@ class PlaceDotOperandsInSharedMemory
           }
         }
         if (i < count)
-          bytes += placedBytes(cast<RankedTensorType>(chains[i].loads.front()->getResult(0).getType()), slots);
+          bytes += placedBufferBytes(cast<RankedTensorType>(chains[i].loads.front()->getResult(0).getType()), slots);
       }
       if (bytes + libraryScratchBytes(getOperation()) <= sharedBytes) return;
     }
@@ -172,13 +165,19 @@ class PlaceDotOperandsInSharedMemory
  private:
   Option<int64_t> sharedBytes{*this, "shared-bytes",
                               llvm::cl::desc("shared memory a program may use in all"),
-                              llvm::cl::init(kStaticSharedBytesLimit)};
+                              llvm::cl::init(kDefaultSharedBytes)};
 };
 
 }  // namespace
 
 std::unique_ptr<Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sharedBytes) {
   return std::make_unique<PlaceDotOperandsInSharedMemory>(sharedBytes);
+}
+
+// Rows are padded by 16 bytes in shared memory (conflict-free ldmatrix).
+int64_t placedBufferBytes(RankedTensorType tile, int64_t slots) {
+  int64_t elementBytes = tile.getElementTypeBitWidth() / 8;
+  return slots * tile.getDimSize(0) * (tile.getDimSize(1) * elementBytes + 16);
 }
 
 llvm::DenseSet<Value> placedTileValues(Operation* root) {

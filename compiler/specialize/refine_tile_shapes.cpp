@@ -139,6 +139,6 @@ std::unique_ptr<mlir::Pass> createRefineTileShapesPass() {
 namespace tilejit {
 void registerTilejitPasses() {
   mlir::PassRegistration<RefineTileShapesPass>();
-  mlir::registerPass([] { return createPlaceDotOperandsInSharedMemoryPass(kStaticSharedBytesLimit); });
+  mlir::registerPass([] { return createPlaceDotOperandsInSharedMemoryPass(kDefaultSharedBytes); });
 }
 }  // namespace tilejit

@@ -363,10 +363,10 @@ absl::StatusOr<SpecializedKernel> specializeTemplate(
   pm.addPass(createRefineTileShapesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // Async copies into shared memory need cp.async (sm_80+, every CUDA target we have).
+  // Async copies into shared memory need cp.async (sm_80+, every CUDA target we have). Placed
+  // tiles live in dynamic shared memory, so a program may use all the target allows.
   if (target.backend == "cuda")
-    pm.addPass(createPlaceDotOperandsInSharedMemoryPass(
-        std::min(target.sharedBytesPerProgram, kStaticSharedBytesLimit)));
+    pm.addPass(createPlaceDotOperandsInSharedMemoryPass(target.sharedBytesPerProgram));
   if (failed(pm.run(*module)))
     return absl::InvalidArgumentError(
         absl::StrCat("specialization of '", templ.getSymName().str(), "' failed:\n",

@@ -1,7 +1,7 @@
 // tj-place-dot-operands-in-shared-memory (GPU targets): loads that only feed tensor-core dots
 // are placed in shared memory, one buffer per chain of loads linked by scf.for iter_args, two
-// slots when loop-carried; the host target never; shuffled caches and tiles that do not fit
-// the 48 KB static budget stay in registers.
+// slots when loop-carried; the host target never; shuffled caches stay in registers. The
+// placed buffers live in dynamic shared memory (up to the target's per-program maximum).
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 --emit specialized --no-cache | FileCheck %s --check-prefix=SM90
 // SM90: tj.load %query{{.*}} [16, 128] {shared_buffer = 0 : i64, shared_slots = 1 : i64}
 // SM90: tj.paged_load %key_cache{{.*}} [32, 128] {shared_buffer = 1 : i64, shared_slots = 2 : i64}
@@ -14,14 +14,24 @@
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p kv_layout=shuffled --emit specialized --no-cache | FileCheck %s --check-prefix=SHUFFLED
 // SHUFFLED: tj.load %query{{.*}} {shared_buffer = 0 : i64, shared_slots = 1 : i64}
 // SHUFFLED-NOT: shared_buffer
-// RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p head_size=256 --emit specialized --no-cache | FileCheck %s --check-prefix=BUDGET
+// RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p head_size=256 --emit specialized --no-cache | FileCheck %s --check-prefix=LARGE
+// LARGE: tj.load %query{{.*}} [16, 256] {shared_buffer = 0 : i64, shared_slots = 1 : i64}
+// LARGE: tj.paged_load %key_cache{{.*}} [32, 256] {shared_buffer = 1 : i64, shared_slots = 2 : i64}
+// LARGE: tj.paged_load %value_cache{{.*}} [32, 256] {shared_buffer = 2 : i64, shared_slots = 2 : i64}
+// A tj-opt budget of 48 KB (the pass's default) leaves the 256-wide K/V tiles in registers.
+// RUN: tilejit compile %templates/paged_decode.mlir --target host -p gqa_ratio=4 -p head_size=256 -p q_rows=16 -p block_n=32 -p partition_size=256 -p num_warps=4 --emit specialized --no-cache > %t.host
+// RUN: tj-opt %t.host --tj-place-dot-operands-in-shared-memory | FileCheck %s --check-prefix=BUDGET
 // BUDGET: tj.load %query{{.*}} [16, 256] {shared_buffer = 0 : i64, shared_slots = 1 : i64}
 // BUDGET-NOT: shared_buffer
-// The emitted CUDA names the shared tiles, the async record and the block size.
+// The emitted CUDA names the shared tiles, the async record, buffer offsets and the block size;
+// the occupancy hint is clamped to what shared memory allows (2 programs at head 256).
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=CPP
+// CPP: #define TJ_MIN_BLOCKS 4
 // CPP: tj::AsyncCopies async_copies;
-// CPP: const tj::SharedTile<tj::bf16, 16, 128> q = tj::load_shared<16, 128, 0, 1>(async_copies, args.query
+// CPP: const tj::SharedTile<tj::bf16, 16, 128> q = tj::load_shared<16, 128, 0, 1, 0>(async_copies, args.query
 // CPP: tj::SharedTile<tj::bf16, 32, 128> k = k_first;
-// CPP: tj::paged_load_shared<tj::CacheLayout::Standard, 32, 128, 1, 2, 16>(async_copies, args.key_cache, args.block_tables, seq, t_next, end, kv_head)
+// CPP: tj::paged_load_shared<tj::CacheLayout::Standard, 32, 128, 1, 2, 4352, 16>(async_copies, args.key_cache, args.block_tables, seq, t_next, end, kv_head)
 // CPP: tj::dot<true>(q, k, zero_s, async_copies)
 // CPP: tj::dot<false>(p_low, v, acc_scaled, async_copies)
+// RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p head_size=256 --emit cpp --no-cache | FileCheck %s --check-prefix=CLAMP
+// CLAMP: #define TJ_MIN_BLOCKS 2

@@ -127,13 +127,14 @@ namespace {
 TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   auto h200 = lookupTarget("sm_90");
   ASSERT_TRUE(h200.ok());
-  // Rows measured in bench/results/2026-11-29/decode-run4.txt.
+  // Rows measured in bench/results/2026-11-29/session2/decode-run1.txt.
   auto batch1Short = chooseDecodeTiling(**h200, 8, 1024);
   ASSERT_TRUE(batch1Short.has_value());
   EXPECT_EQ(batch1Short->partitionSize, 64);
   auto batch1Long = chooseDecodeTiling(**h200, 8, 16384);
   ASSERT_TRUE(batch1Long.has_value());
   EXPECT_EQ(batch1Long->partitionSize, 1024);
+  EXPECT_EQ(batch1Long->blockN, 32);
   EXPECT_FALSE(chooseDecodeTiling(**h200, 2048, 4096).has_value());  // large grid: tuning table
   auto host = lookupTarget("host");
   ASSERT_TRUE(host.ok());

@@ -4,8 +4,9 @@
 // per copy, zero-filled where masked) and returns at once; the dot that reads the tile waits
 // for exactly the copies it needs (commit groups are counted in AsyncCopies), so a tile
 // prefetched for the next loop iteration stays in flight during this one's math and costs no
-// registers. Each placed buffer has `Slots` slots: 2 for a loop-carried chain (the tile in use
-// and the one in flight), used alternately.
+// registers. Placed buffers live in the kernel's dynamic shared memory, at offsets the
+// emitter assigns. Each placed buffer has `Slots` slots: 2 for a loop-carried chain (the tile
+// in use and the one in flight), used alternately.
 //
 // Reuse of a slot is safe because a dot never returns before every thread is done reading
 // its shared operands (see dot.h), and a slot is only rewritten after the dot that read its
@@ -62,19 +63,20 @@ struct AsyncCopies {
 
 namespace detail {
 
-// One static buffer per (placed buffer, element type, size) of a kernel.
-template <int Id, typename T, int Elems>
-__device__ __forceinline__ T* sharedBuffer() {
-  __shared__ alignas(16) T buffer[Elems];
-  return buffer;
+// The kernel's dynamic shared memory; the emitter lays placed buffers out in it (Offset) and
+// the runtime launches with their total size.
+__device__ __forceinline__ unsigned char* dynamicShared() {
+  extern __shared__ __align__(16) unsigned char tj_dynamic_shared[];
+  return tj_dynamic_shared;
 }
 
-template <int Buffer, int Slots, typename T, int64_t R, int64_t C>
+template <int Buffer, int Slots, int Offset, typename T, int64_t R, int64_t C>
 __device__ __forceinline__ SharedTile<T, R, C> takeSlot(AsyncCopies& async) {
   static_assert(Buffer >= 0 && Buffer < kMaxSharedBuffers, "shared buffer id out of range");
   static_assert(Slots == 1 || Slots == 2, "one or two slots per shared buffer");
+  static_assert(Offset % 16 == 0, "shared buffers are 16-byte aligned");
   using S = SharedTile<T, R, C>;
-  T* base = sharedBuffer<Buffer, T, Slots * S::kElems>();
+  T* base = reinterpret_cast<T*>(dynamicShared() + Offset);
   const int slot = Slots == 1 ? 0 : (async.uses[Buffer]++ & 1);
   return S{base + slot * S::kElems, 0};
 }
@@ -101,8 +103,8 @@ __device__ __forceinline__ void cpAsync16(void* dst, const void* src, int srcByt
 // BlockSize is the cache's block size when the kernel's type fixes it (0: read the shape),
 // so that the token -> (block, slot) split is a shift. 32-bit token arithmetic (contexts
 // stay below 2^31 tokens); one 64-bit product per piece, for the block's offset.
-template <CacheLayout Layout, int64_t BN, int64_t D, int Buffer, int Slots, int64_t BlockSize, typename T,
-          int RC, typename TI>
+template <CacheLayout Layout, int64_t BN, int64_t D, int Buffer, int Slots, int Offset, int64_t BlockSize,
+          typename T, int RC, typename TI>
 __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& async, const View<T, RC>& cache,
                                                                  const View<TI, 2>& table, int64_t seq,
                                                                  int64_t token_start, int64_t limit,
@@ -113,7 +115,7 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
   constexpr int X = A::kX;
   static_assert(D % X == 0, "paged_load_shared: rows are whole 16-byte pieces");
   constexpr int kRowPieces = int(D) / X;
-  S out = detail::takeSlot<Buffer, Slots, T, BN, D>(async);
+  S out = detail::takeSlot<Buffer, Slots, Offset, T, BN, D>(async);
   const int bs = BlockSize > 0 ? int(BlockSize) : int(cache.shape[1]);
   const bool vec = A::vectorizable(cache) && bs > 0 && cache.stride[1] < (1ll << 26);
   const TI* tableRow = table.data + seq * table.stride[0];
@@ -171,7 +173,7 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
 
 // load into shared memory: a 2-D tile over the view's last two axes; masked elements are
 // `other`.
-template <int64_t R, int64_t C, int Buffer, int Slots, typename T, int RV>
+template <int64_t R, int64_t C, int Buffer, int Slots, int Offset, typename T, int RV>
 __device__ __forceinline__ SharedTile<T, R, C> load_shared(AsyncCopies& async, const View<T, RV>& view,
                                                           const Index<RV>& offset, const Index<RV>& limit,
                                                           T other) {
@@ -179,7 +181,7 @@ __device__ __forceinline__ SharedTile<T, R, C> load_shared(AsyncCopies& async, c
   using S = SharedTile<T, R, C>;
   constexpr int X = int(16 / sizeof(T));
   constexpr int kRowPieces = int((C + X - 1) / X), kPieces = int(R) * kRowPieces;
-  S out = detail::takeSlot<Buffer, Slots, T, R, C>(async);
+  S out = detail::takeSlot<Buffer, Slots, Offset, T, R, C>(async);
   bool leadIn = true;
   long long lead = 0;
 #pragma unroll
