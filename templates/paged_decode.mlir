@@ -167,15 +167,25 @@ tj.template @paged_decode {
         } else {
           scf.yield %capped : tensor<?x?xf32>
         }
-        // Tokens past the end (and before the window) get -inf: they weigh exactly 0.
-        %end_i32 = arith.index_cast %end : index to i32
-        %first_i32 = arith.index_cast %first_token : index to i32
-        %end_2d = tj.full %end_i32 [q_rows, block_n] : i32 -> tensor<?x?xi32>
-        %first_2d = tj.full %first_i32 [q_rows, block_n] : i32 -> tensor<?x?xi32>
-        %before_end = arith.cmpi slt, %positions_2d, %end_2d : tensor<?x?xi32>
-        %after_first = arith.cmpi sge, %positions_2d, %first_2d : tensor<?x?xi32>
-        %valid = arith.andi %before_end, %after_first : tensor<?x?xi1>
-        %logits = arith.select %valid, %biased, %ninf_s : tensor<?x?xi1>, tensor<?x?xf32>
+        // Tokens past the end (and before the window) get -inf: they weigh exactly 0. Only the
+        // tiles that straddle either edge need the mask.
+        %tile_end = arith.addi %t0, %block_n : index
+        %straddles_end = arith.cmpi sgt, %tile_end, %end : index
+        %straddles_first = arith.cmpi slt, %t0, %first_token : index
+        %needs_mask = arith.ori %straddles_end, %straddles_first : i1
+        %logits = scf.if %needs_mask -> tensor<?x?xf32> {
+          %end_i32 = arith.index_cast %end : index to i32
+          %first_i32 = arith.index_cast %first_token : index to i32
+          %end_2d = tj.full %end_i32 [q_rows, block_n] : i32 -> tensor<?x?xi32>
+          %first_2d = tj.full %first_i32 [q_rows, block_n] : i32 -> tensor<?x?xi32>
+          %before_end = arith.cmpi slt, %positions_2d, %end_2d : tensor<?x?xi32>
+          %after_first = arith.cmpi sge, %positions_2d, %first_2d : tensor<?x?xi32>
+          %valid = arith.andi %before_end, %after_first : tensor<?x?xi1>
+          %masked = arith.select %valid, %biased, %ninf_s : tensor<?x?xi1>, tensor<?x?xf32>
+          scf.yield %masked : tensor<?x?xf32>
+        } else {
+          scf.yield %biased : tensor<?x?xf32>
+        }
 
         // Online softmax; a row with no valid token so far keeps m = -inf and shifts by 0.
         %tile_max = tj.reduce max %logits axis 1 : tensor<?x?xf32> -> tensor<?xf32>

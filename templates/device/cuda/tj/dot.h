@@ -209,8 +209,11 @@ __device__ __forceinline__ Tile<float, M, N> dotMma(const AOp& a, const BOp& b, 
   }
 
   // Accumulator fragments -> canonical layout, through scratch, in chunks of 16-row bands.
-  // The band loop's leading barrier is also what lets callers reuse shared operands: no
-  // thread is still reading them (ldmatrix above) once any thread returns.
+  // The barrier between a band's writes and reads is also what lets callers reuse shared
+  // operands: no thread is still reading them (ldmatrix above) once any thread returns. The
+  // first band's leading barrier protects scratch from readers that are still at work: the
+  // staged operands of this dot, or (no staging) nobody, since the wait for the shared
+  // operands was a barrier after every earlier use of scratch.
   using LO = typename Tile<float, M, N>::L;
   constexpr int kStrideC = int(N) + 4;
   constexpr int kBand = ChunkOf<int(M), kStrideC * 4, TJ_SMEM_BYTES, 16>::value;
@@ -218,7 +221,7 @@ __device__ __forceinline__ Tile<float, M, N> dotMma(const AOp& a, const BOp& b, 
   float* sC = reinterpret_cast<float*>(scratch());
   Tile<float, M, N> out = acc;
   for (int r0 = 0; r0 < int(M); r0 += kBand) {
-    __syncthreads();
+    if (r0 > 0 || !(kAShared && kBShared)) __syncthreads();
 #pragma unroll
     for (int u = 0; u < kUnits; ++u) {
       int mi, ni;
