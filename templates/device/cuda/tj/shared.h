@@ -102,7 +102,7 @@ __device__ __forceinline__ void cpAsync16(void* dst, const void* src, int srcByt
 // paged_load into shared memory: row i is token token_start + i; rows past `limit` are zero.
 // BlockSize is the cache's block size when the kernel's type fixes it (0: read the shape),
 // so that the token -> (block, slot) split is a shift. 32-bit token arithmetic (contexts
-// stay below 2^31 tokens); one 64-bit product per piece, for the block's offset.
+// stay below 2^31 tokens); one 64-bit product per row, for the block's offset.
 template <CacheLayout Layout, int64_t BN, int64_t D, int Buffer, int Slots, int Offset, int64_t BlockSize,
           typename T, int RC, typename TI>
 __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& async, const View<T, RC>& cache,
@@ -117,7 +117,8 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
   constexpr int kRowPieces = int(D) / X;
   S out = detail::takeSlot<Buffer, Slots, Offset, T, BN, D>(async);
   const int bs = BlockSize > 0 ? int(BlockSize) : int(cache.shape[1]);
-  const bool vec = A::vectorizable(cache) && bs > 0 && cache.stride[1] < (1ll << 26);
+  // The in-block offset slot * stride[1] is computed in 32 bits.
+  const bool vec = A::vectorizable(cache) && bs > 0 && (long long)bs * cache.stride[1] < (1ll << 31);
   const TI* tableRow = table.data + seq * table.stride[0];
   const T* headBase = cache.data + head * cache.stride[2];
   const int slotStride = int(cache.stride[1]);
