@@ -7,11 +7,6 @@
 namespace tj {
 namespace detail {
 
-__device__ __forceinline__ unsigned smemPtr(const void* p) {
-  unsigned a;
-  asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
-  return a;
-}
 __device__ __forceinline__ void ldmatrixX4(unsigned addr, unsigned& r0, unsigned& r1, unsigned& r2, unsigned& r3) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
@@ -139,9 +134,9 @@ __device__ __forceinline__ Tile<float, M, N> dotMma(const AOp& a, const BOp& b, 
 
   T* sA = reinterpret_cast<T*>(scratch());
   T* sB = sA + (kAShared ? 0 : M * kStrideA);
-  unsigned aBase = smemPtr(sA), bBase = smemPtr(sB);
-  if constexpr (kAShared) aBase = smemPtr(a.data);
-  if constexpr (kBShared) bBase = smemPtr(b.data);
+  unsigned aBase = sharedAddress(sA), bBase = sharedAddress(sB);
+  if constexpr (kAShared) aBase = sharedAddress(a.data);
+  if constexpr (kBShared) bBase = sharedAddress(b.data);
   if constexpr (kAShared || kBShared) {
     int group = 0;
     if constexpr (kAShared) group = a.group;

@@ -81,6 +81,7 @@ __device__ __forceinline__ SharedTile<T, R, C> takeSlot(AsyncCopies& async) {
   return S{base + slot * S::kElems, 0};
 }
 
+// A pointer into shared memory as a 32-bit shared-window address (cp.async, ldmatrix).
 __device__ __forceinline__ unsigned sharedAddress(const void* p) {
   unsigned a;
   asm("{ .reg .u64 t; cvta.to.shared.u64 t, %1; cvt.u32.u64 %0, t; }" : "=r"(a) : "l"(p));
