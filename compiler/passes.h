@@ -7,6 +7,10 @@
 #include "mlir/IR/Value.h"
 #include "mlir/Pass/Pass.h"
 
+namespace mlir::tj {
+class DotOp;
+}
+
 namespace tilejit {
 
 // Infers static tile shapes once parameters are bound: tj ops with a `tile` attribute get
@@ -17,6 +21,16 @@ std::unique_ptr<mlir::Pass> createRefineTileShapesPass();
 // iter_args) copy asynchronously into shared memory. `sharedBytes` is what a program may
 // use in all; the device library's scratch (libraryScratchBytes) comes out of it first.
 std::unique_ptr<mlir::Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sharedBytes);
+
+// GPU targets: tiles in a tensor-core dot's accumulator, and the values computed from them
+// elementwise, reduced along their rows or broadcast back over them, take the dot's register
+// layout (#tj.mma, #tj.mma_rows); tj.convert_layout is inserted where layouts meet.
+std::unique_ptr<mlir::Pass> createAssignMmaLayoutsPass();
+
+// Whether the device library computes `dot` on tensor cores (f16/bf16 operands, static
+// M % 16, N % 8, K % 16): the dots whose operands may sit in shared memory and whose
+// accumulator may keep the fragment layout.
+bool isTensorCoreDot(mlir::tj::DotOp dot);
 
 // Shared memory a program may use when the target description does not say (the pass's
 // default for tj-opt): CUDA's limit without the dynamic opt-in.

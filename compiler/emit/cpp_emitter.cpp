@@ -87,7 +87,10 @@ class BodyEmitter {
     if (type.isInteger(64) || type.isIndex()) return std::string("int64_t");
     if (auto tensor = dyn_cast<RankedTensorType>(type)) {
       TJ_ASSIGN_OR_RETURN(std::string element, cppType(tensor.getElementType()));
-      return absl::StrCat("tj::Tile<", element, ", ", absl::StrJoin(tensor.getShape(), ", "), ">");
+      const char* kind = "tj::Tile<";
+      if (tj::getTileLayout(tensor) == tj::TileLayout::kMma) kind = "tj::MmaTile<";
+      if (tj::getTileLayout(tensor) == tj::TileLayout::kMmaRows) kind = "tj::MmaRows<";
+      return absl::StrCat(kind, element, ", ", absl::StrJoin(tensor.getShape(), ", "), ">");
     }
     if (auto view = dyn_cast<tj::ViewType>(type)) {
       TJ_ASSIGN_OR_RETURN(std::string element, cppType(view.getElementType()));
@@ -164,6 +167,18 @@ class BodyEmitter {
     std::vector<std::string> operands;
     for (Value operand : op.getOperands()) operands.push_back(use(operand));
     return absl::StrJoin(operands, ", ");
+  }
+
+  // A tile of `type` with every element `value`: tj::full for canonical tiles, tj::splat
+  // (which takes the tile type) for the mma layouts.
+  static absl::StatusOr<std::string> splat(Type type, const std::string& value) {
+    auto tensor = cast<RankedTensorType>(type);
+    if (tj::getTileLayout(tensor) != tj::TileLayout::kBlocked) {
+      TJ_ASSIGN_OR_RETURN(std::string tile, cppType(tensor));
+      return absl::StrCat("tj::splat<", tile, ">(", value, ")");
+    }
+    TJ_ASSIGN_OR_RETURN(std::string element, cppType(tensor.getElementType()));
+    return absl::StrCat("tj::full<", element, ", ", shapeList(type), ">(", value, ")");
   }
 
   static std::string shapeList(Type type) {
@@ -256,9 +271,8 @@ absl::Status BodyEmitter::emitArith(Operation& op, int indent) {
   if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
     if (auto dense = dyn_cast<SplatElementsAttr>(constant.getValue())) {
       TJ_ASSIGN_OR_RETURN(std::string value, literal(dense.getSplatValue<Attribute>()));
-      TJ_ASSIGN_OR_RETURN(std::string element, cppType(dense.getElementType()));
-      return assign(op, indent, absl::StrCat("tj::full<", element, ", ",
-                                             shapeList(dense.getType()), ">(", value, ")"));
+      TJ_ASSIGN_OR_RETURN(std::string expr, splat(dense.getType(), value));
+      return assign(op, indent, expr);
     }
     TJ_ASSIGN_OR_RETURN(std::string value, literal(constant.getValue()));
     return assign(op, indent, value);
@@ -422,9 +436,8 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
                                            ">(", use(range.getStart()), ")"));
   }
   if (auto full = dyn_cast<tj::FullOp>(op)) {
-    TJ_ASSIGN_OR_RETURN(std::string element, cppType(full.getValue().getType()));
-    return assign(op, indent, absl::StrCat("tj::full<", element, ", ", shapeList(full.getType()),
-                                           ">(", use(full.getValue()), ")"));
+    TJ_ASSIGN_OR_RETURN(std::string expr, splat(full.getType(), use(full.getValue())));
+    return assign(op, indent, expr);
   }
   if (auto broadcast = dyn_cast<tj::BroadcastOp>(op))
     return assign(op, indent, absl::StrCat("tj::broadcast<", shapeList(broadcast.getType()), ">(",
@@ -435,8 +448,10 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
   if (auto expand = dyn_cast<tj::ExpandDimsOp>(op))
     return assign(op, indent, absl::StrCat("tj::expand_dims<", expand.getAxis(), ">(",
                                            use(expand.getSource()), ")"));
-  if (auto convert = dyn_cast<tj::ConvertLayoutOp>(op))
-    return assign(op, indent, absl::StrCat("tj::convert_layout(", use(convert.getSource()), ")"));
+  if (auto convert = dyn_cast<tj::ConvertLayoutOp>(op)) {
+    TJ_ASSIGN_OR_RETURN(std::string type, cppType(convert.getType()));
+    return assign(op, indent, absl::StrCat("tj::convert_layout<", type, ">(", use(convert.getSource()), ")"));
+  }
   if (auto reduce = dyn_cast<tj::ReduceOp>(op))
     return assign(op, indent, absl::StrCat("tj::reduce_", tj::stringifyReduceKind(reduce.getKind()).str(),
                                            "<", reduce.getAxis(), ">(", use(reduce.getSource()), ")"));

@@ -29,16 +29,6 @@ bool isHalfTile(Type type) {
          (tile.getDimSize(1) * 2) % 16 == 0;
 }
 
-// Whether a dot takes the tensor-core path, whose operands the library can read in place.
-bool isMatrixDot(tj::DotOp dot) {
-  auto a = cast<RankedTensorType>(dot.getA().getType());
-  auto b = cast<RankedTensorType>(dot.getB().getType());
-  auto acc = cast<RankedTensorType>(dot.getAcc().getType());
-  if (!isHalfTile(a) || !isHalfTile(b) || a.getElementType() != b.getElementType()) return false;
-  int64_t m = acc.getDimSize(0), n = acc.getDimSize(1), k = a.getDimSize(1);
-  return m % 16 == 0 && n % 8 == 0 && k % 16 == 0;
-}
-
 bool isPlaceableLoad(Operation* op) {
   if (auto load = dyn_cast<tj::LoadOp>(op))
     return load.getView().getType().getRank() >= 2 && isHalfTile(load.getType());
@@ -84,7 +74,7 @@ FailureOr<Chain> collectChain(Operation* seed) {
     for (OpOperand& use : value.getUses()) {
       Operation* user = use.getOwner();
       if (auto dot = dyn_cast<tj::DotOp>(user)) {
-        if (use.getOperandNumber() > 1 || !isMatrixDot(dot)) return failure();
+        if (use.getOperandNumber() > 1 || !isTensorCoreDot(dot)) return failure();
       } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
         if (use.getOperandNumber() < loop.getNumControlOperands()) return failure();
         values.insert(loop.getTiedLoopRegionIterArg(&use));
@@ -169,6 +159,16 @@ class PlaceDotOperandsInSharedMemory
 };
 
 }  // namespace
+
+bool isTensorCoreDot(tj::DotOp dot) {
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  auto b = cast<RankedTensorType>(dot.getB().getType());
+  auto acc = cast<RankedTensorType>(dot.getAcc().getType());
+  if (!isHalfTile(a) || !isHalfTile(b) || a.getElementType() != b.getElementType()) return false;
+  if (!acc.hasStaticShape()) return false;
+  int64_t m = acc.getDimSize(0), n = acc.getDimSize(1), k = a.getDimSize(1);
+  return m % 16 == 0 && n % 8 == 0 && k % 16 == 0;
+}
 
 std::unique_ptr<Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sharedBytes) {
   return std::make_unique<PlaceDotOperandsInSharedMemory>(sharedBytes);

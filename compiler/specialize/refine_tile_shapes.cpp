@@ -140,5 +140,6 @@ namespace tilejit {
 void registerTilejitPasses() {
   mlir::PassRegistration<RefineTileShapesPass>();
   mlir::registerPass([] { return createPlaceDotOperandsInSharedMemoryPass(kDefaultSharedBytes); });
+  mlir::registerPass([] { return createAssignMmaLayoutsPass(); });
 }
 }  // namespace tilejit

@@ -365,8 +365,11 @@ absl::StatusOr<SpecializedKernel> specializeTemplate(
   pm.addPass(createCSEPass());
   // Async copies into shared memory need cp.async (sm_80+, every CUDA target we have). Placed
   // tiles live in dynamic shared memory, so a program may use all the target allows.
-  if (target.backend == "cuda")
+  // Tensor-core accumulators keep the mma.sync fragment layout (the CUDA library's).
+  if (target.backend == "cuda") {
     pm.addPass(createPlaceDotOperandsInSharedMemoryPass(target.sharedBytesPerProgram));
+    pm.addPass(createAssignMmaLayoutsPass());
+  }
   if (failed(pm.run(*module)))
     return absl::InvalidArgumentError(
         absl::StrCat("specialization of '", templ.getSymName().str(), "' failed:\n",

@@ -16,6 +16,7 @@ def Tj_Dialect : Dialect {
     elementwise math is `arith`/`math` on tensors, control flow is `scf`.
   }];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::math::MathDialect"];
 }

@@ -10,6 +10,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/RegionKindInterface.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TensorEncoding.h"
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -18,6 +19,8 @@
 
 #define GET_TYPEDEF_CLASSES
 #include "dialects/tj/TjTypes.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "dialects/tj/TjAttrs.h.inc"
 
 namespace mlir::tj {
 class KernelOp;
@@ -40,5 +43,12 @@ struct Extent {
   bool isConstant() const { return name.empty(); }
 };
 Extent getExtent(Attribute attr);
+
+// The tile layouts (encodings of tile types); kBlocked is a tile without an encoding.
+enum class TileLayout { kBlocked, kMma, kMmaRows };
+TileLayout getTileLayout(Type type);
+// `type` with `layout`'s encoding (none for kBlocked); non-tiles are returned unchanged.
+Type withTileLayout(Type type, TileLayout layout);
+StringRef stringifyTileLayout(TileLayout layout);
 
 }  // namespace mlir::tj

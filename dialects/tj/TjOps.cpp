@@ -89,6 +89,15 @@ LogicalResult verifyIndexCount(Operation* op, size_t count, int64_t rank, String
   return success();
 }
 
+// Ops that compute a tile's elements from memory or indices produce the canonical layout;
+// tj.convert_layout (or tj-assign-mma-layouts) moves them elsewhere.
+LogicalResult verifyBlockedResult(Operation* op) {
+  if (getTileLayout(op->getResult(0).getType()) != TileLayout::kBlocked)
+    return op->emitOpError("produces a tile in the blocked layout; got ")
+           << stringifyTileLayout(getTileLayout(op->getResult(0).getType()));
+  return success();
+}
+
 Type elementTypeOf(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type)) return tensor.getElementType();
   return type;
@@ -375,6 +384,7 @@ LogicalResult RangeOp::verify() {
   if (tensor.getRank() != 1) return emitOpError("produces a 1-D tile");
   if (tensor.getElementType() != getStart().getType())
     return emitOpError("element type must match the start's type");
+  if (failed(verifyBlockedResult(*this))) return failure();
   return verifyTileMatches(*this, getTile(), getType());
 }
 
@@ -396,6 +406,14 @@ LogicalResult BroadcastOp::verify() {
         source.getDimSize(d) != result.getDimSize(d))
       return emitOpError("axis ") << d << " of extent " << source.getDimSize(d)
                                   << " cannot broadcast to " << result.getDimSize(d);
+  // A row value broadcast over the row lands in the fragments of that row.
+  TileLayout from = getTileLayout(source), to = getTileLayout(result);
+  bool ok = from == TileLayout::kMmaRows ? to == TileLayout::kMma
+                                         : from == TileLayout::kBlocked && to == TileLayout::kBlocked;
+  if (!ok)
+    return emitOpError("broadcasts ") << stringifyTileLayout(from) << " to "
+                                      << stringifyTileLayout(to)
+                                      << "; only mma_rows -> mma and blocked -> blocked";
   return verifyTileMatches(*this, getTile(), getType());
 }
 
@@ -407,6 +425,14 @@ LogicalResult ExpandDimsOp::verify() {
     return emitOpError("axis ") << axis << " is outside [0, " << source.getRank() << "]";
   if (result.getRank() != source.getRank() + 1 || result.getDimSize(axis) != 1)
     return emitOpError("result must insert an axis of extent 1 at ") << axis;
+  TileLayout from = getTileLayout(source), to = getTileLayout(result);
+  bool rowsToColumn = from == TileLayout::kMmaRows && to == TileLayout::kMmaRows && axis == 1;
+  if (from != TileLayout::kBlocked || to != TileLayout::kBlocked) {
+    if (!rowsToColumn)
+      return emitOpError("takes ") << stringifyTileLayout(from) << " to "
+                                   << stringifyTileLayout(to)
+                                   << "; only blocked -> blocked and mma_rows -> mma_rows at axis 1";
+  }
   return success();
 }
 
@@ -417,14 +443,22 @@ LogicalResult ReshapeOp::verify() {
       source.getNumElements() != result.getNumElements())
     return emitOpError("changes the element count from ")
            << source.getNumElements() << " to " << result.getNumElements();
+  if (getTileLayout(source) != TileLayout::kBlocked) return emitOpError("takes a blocked tile");
+  if (failed(verifyBlockedResult(*this))) return failure();
   return verifyTileMatches(*this, getTile(), getType());
 }
 
 LogicalResult ConvertLayoutOp::verify() {
-  if (getSource().getType() != getType()) return emitOpError("keeps the tile type");
+  auto source = getSource().getType();
+  auto result = cast<RankedTensorType>(getType());
+  if (source.getShape() != result.getShape() || source.getElementType() != result.getElementType())
+    return emitOpError("keeps the shape and the element type");
   StringRef layout = getLayout();
-  if (layout != "blocked" && layout != "mma" && layout != "replicated")
-    return emitOpError("layout must be blocked, mma or replicated; got '") << layout << "'";
+  if (layout != "blocked" && layout != "mma" && layout != "mma_rows")
+    return emitOpError("layout must be blocked, mma or mma_rows; got '") << layout << "'";
+  if (stringifyTileLayout(getTileLayout(result)) != layout)
+    return emitOpError("result type's layout is ")
+           << stringifyTileLayout(getTileLayout(result)) << ", not " << layout;
   return success();
 }
 
@@ -433,6 +467,14 @@ LogicalResult ReduceOp::verify() {
   int64_t axis = getAxis();
   if (axis < 0 || axis >= source.getRank())
     return emitOpError("axis ") << axis << " is outside [0, " << source.getRank() << ")";
+  TileLayout from = getTileLayout(source);
+  if (from == TileLayout::kMmaRows)
+    return emitOpError("cannot reduce an mma_rows tile; convert it to blocked first");
+  if (from == TileLayout::kMma &&
+      (axis != 1 || getTileLayout(getType()) != TileLayout::kMmaRows))
+    return emitOpError("reduces an mma tile along axis 1 only, to an mma_rows tile");
+  if (from == TileLayout::kBlocked && getTileLayout(getType()) != TileLayout::kBlocked)
+    return emitOpError("of a blocked tile is blocked");
   if (source.getRank() == 1) {
     if (getType() != source.getElementType())
       return emitOpError("of a 1-D tile yields a scalar of type ") << source.getElementType();
@@ -460,6 +502,10 @@ LogicalResult DotOp::verify() {
     return emitOpError("contraction extents differ: ") << a.getDimSize(1) << " vs " << bK;
   if (!agree(a.getDimSize(0), acc.getDimSize(0)) || !agree(bN, acc.getDimSize(1)))
     return emitOpError("accumulator shape does not match the product");
+  if (getTileLayout(b) != TileLayout::kBlocked || getTileLayout(a) == TileLayout::kMmaRows)
+    return emitOpError("operand a is blocked or mma, operand b blocked");
+  if (getTileLayout(acc) == TileLayout::kMmaRows)
+    return emitOpError("accumulates in a blocked or mma tile");
   return success();
 }
 
@@ -500,6 +546,7 @@ LogicalResult LoadOp::verify() {
   if (getOther() && getOther().getType() != view.getElementType())
     return emitOpError("`other` must have the view's element type");
   if (failed(verifySharedPlacement(*this))) return failure();
+  if (failed(verifyBlockedResult(*this))) return failure();
   return verifyTileMatches(*this, getTile(), getType());
 }
 
@@ -576,6 +623,7 @@ LogicalResult PagedLoadOp::verify() {
     return emitOpError("tile width '") << tileWidth.name << "' must be the head size '"
                                        << headSize.name << "'";
   if (failed(verifySharedPlacement(*this))) return failure();
+  if (failed(verifyBlockedResult(*this))) return failure();
   return verifyTileMatches(*this, getTile(), getType());
 }
 

@@ -3,6 +3,7 @@
 
 include "TjBase.td"
 include "TjTypes.td"
+include "TjAttrs.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/RegionKindInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"

@@ -1,7 +1,9 @@
 // dot<TransB>(a, b, acc): tensor cores (mma.sync m16n8k16, f32 accumulate) for f16/bf16
-// operands, staged to scratch and fetched with ldmatrix; an FMA loop for other types.
+// operands, staged to scratch and fetched with ldmatrix; an FMA loop for other types. An
+// accumulator in fragments (MmaTile, tj/mma.h) is taken and returned as it is.
 #pragma once
 
+#include "tj/mma.h"
 #include "tj/shared.h"
 
 namespace tj {
@@ -84,6 +86,25 @@ __device__ __forceinline__ void stageCols(S* dst, const Tile<T, Rows, Cols>& x, 
   }
 }
 
+// Same for an operand in fragments (the probabilities of a softmax over an mma tile): each
+// thread writes its column pairs.
+template <typename S, typename T, int64_t Rows, int64_t Cols>
+__device__ __forceinline__ void stageCols(S* dst, const MmaTile<T, Rows, Cols>& x, int c0, int count, int stride) {
+  using L = MmaLayout<Rows, Cols>;
+#pragma unroll
+  for (int i = 0; i < L::kRegs; i += 2) {
+    if (!L::holds(i)) continue;
+    const int row = L::row(i), col = L::col(i) - c0;
+    if (col < 0 || col >= count) continue;
+    if constexpr (IsSame<S, T>::value && kIsHalf<T>) {
+      *reinterpret_cast<unsigned*>(dst + row * stride + col) = x.v.w[i / 2];
+    } else {
+      dst[row * stride + col] = cast<S>(x.v[i]);
+      dst[row * stride + col + 1] = cast<S>(x.v[i + 1]);
+    }
+  }
+}
+
 template <typename X>
 struct OperandStride { static constexpr int value = 0; };
 template <typename T, int64_t R, int64_t C>
@@ -108,18 +129,26 @@ struct OperandShape<SharedTile<T, R, C>> {
   using Element = T;
   static constexpr int64_t kRows = R, kCols = C;
 };
+template <typename T, int64_t R, int64_t C>
+struct OperandShape<MmaTile<T, R, C>> {
+  using Element = T;
+  static constexpr int64_t kRows = R, kCols = C;
+};
 
 // Tensor-core dot. Register operands are staged into scratch (in K chunks when they do not
-// fit); shared-memory operands (SharedTile) are read in place once their copies landed.
-template <bool TransB, typename T, int64_t M, int64_t K, int64_t N, typename AOp, typename BOp>
-__device__ __forceinline__ Tile<float, M, N> dotMma(const AOp& a, const BOp& b, const Tile<float, M, N>& acc,
-                                                   AsyncCopies* async) {
+// fit); shared-memory operands (SharedTile) are read in place once their copies landed. The
+// accumulator is a canonical Tile (returned through scratch) or an MmaTile (kept as it is).
+template <bool TransB, typename T, int64_t M, int64_t K, int64_t N, typename AOp, typename BOp, typename Acc>
+__device__ __forceinline__ Acc dotMma(const AOp& a, const BOp& b, const Acc& acc, AsyncCopies* async) {
   static_assert(M % 16 == 0, "dot (mma.sync m16n8k16): M must be a multiple of 16");
   static_assert(N % 8 == 0, "dot (mma.sync m16n8k16): N must be a multiple of 8");
   static_assert(K % 16 == 0, "dot (mma.sync m16n8k16): K must be a multiple of 16");
   constexpr bool kAShared = IsSharedTile<AOp>::value, kBShared = IsSharedTile<BOp>::value;
-  constexpr int W = TJ_THREADS / 32;
-  constexpr int MT = int(M / 16), NT = int(N / 8);
+  constexpr bool kStaged = !kAShared || !kBShared, kShared = kAShared || kBShared;
+  constexpr bool kFragments = IsMmaTile<Acc>::value;
+  using U = MmaLayout<M, N>;  // which warp computes which 16x8 unit of the result
+  constexpr int W = U::kWarps;
+  constexpr int MT = U::kRowUnits, NT = U::kColUnits;
   constexpr int kStrideNT = int(N) + (((int(N) / 8) % 2 == 0) ? 8 : 0);  // odd 16-byte units
   // K chunk: a multiple of 16 such that the staged (register) operands fit the scratch.
   constexpr int kPerK = (kAShared ? 0 : int(M) * 2) + (kBShared ? 0 : TransB ? int(N) * 2 : kStrideNT * 2);
@@ -131,37 +160,41 @@ __device__ __forceinline__ Tile<float, M, N> dotMma(const AOp& a, const BOp& b, 
   constexpr int kStrideB = kBShared ? OperandStride<BOp>::value : TransB ? Kc + 8 : kStrideNT;
   static_assert((kAShared ? 0 : M * kStrideA) * 2 + (kBShared ? 0 : (TransB ? N : Kc) * kStrideB) * 2 <=
                     TJ_SMEM_BYTES, "dot: chunk plan");
+  // Staged in one chunk beside shared operands: the barrier of the wait for the copies also
+  // publishes the staged operands.
+  constexpr bool kOneBarrier = kStaged && kShared && Kc == int(K);
 
   T* sA = reinterpret_cast<T*>(scratch());
   T* sB = sA + (kAShared ? 0 : M * kStrideA);
   unsigned aBase = sharedAddress(sA), bBase = sharedAddress(sB);
   if constexpr (kAShared) aBase = sharedAddress(a.data);
   if constexpr (kBShared) bBase = sharedAddress(b.data);
-  if constexpr (kAShared || kBShared) {
-    int group = 0;
-    if constexpr (kAShared) group = a.group;
-    if constexpr (kBShared) group = b.group > group ? b.group : group;
-    async->waitFor(group);
-  }
+  int group = 0;
+  if constexpr (kAShared) group = a.group;
+  if constexpr (kBShared) group = b.group > group ? b.group : group;
+  if constexpr (kShared && !kOneBarrier) async->waitFor(group);
   const int warp = threadId() / 32, lane = threadId() % 32;
-  constexpr bool kColumnSplit = NT % W == 0;
-  constexpr int kUnits = (MT * NT + W - 1) / W;
+  constexpr int kUnits = U::kUnits;
   float c[kUnits][4];
 #pragma unroll
   for (int u = 0; u < kUnits; ++u)
 #pragma unroll
-    for (int i = 0; i < 4; ++i) c[u][i] = 0.0f;
+    for (int i = 0; i < 4; ++i) {
+      if constexpr (kFragments) c[u][i] = acc.v[u * 4 + i];
+      else c[u][i] = 0.0f;
+    }
 
   for (int k0 = 0; k0 < int(K); k0 += Kc) {
     const int kc = int(K) - k0 < Kc ? int(K) - k0 : Kc;
-    if constexpr (!kAShared || !kBShared) {
+    if constexpr (kStaged) {
       __syncthreads();
       if constexpr (!kAShared) stageCols(sA, a, k0, kc, kStrideA);
       if constexpr (!kBShared) {
         if constexpr (TransB) stageCols(sB, b, k0, kc, kStrideB);
         else stageRows(sB, b, k0, kc, kStrideB);
       }
-      __syncthreads();
+      if constexpr (kOneBarrier) async->waitFor(group);
+      else __syncthreads();
     }
     // Shared operands are addressed at absolute K; staged ones from the chunk's start.
     const int aK = kAShared ? k0 : 0, bK = kBShared ? k0 : 0;
@@ -177,7 +210,8 @@ __device__ __forceinline__ Tile<float, M, N> dotMma(const AOp& a, const BOp& b, 
                         b0, b1);
     };
     for (int kk = 0; kk < kc; kk += 16) {
-      if constexpr (kColumnSplit) {
+      if constexpr (U::kColumnSplit) {
+        // One A fragment per row unit serves all of the warp's column units.
 #pragma unroll
         for (int mi = 0; mi < MT; ++mi) {
           unsigned af[4];
@@ -192,60 +226,61 @@ __device__ __forceinline__ Tile<float, M, N> dotMma(const AOp& a, const BOp& b, 
       } else {
 #pragma unroll
         for (int u = 0; u < kUnits; ++u) {
-          int unit = u * W + warp;
-          if (unit >= MT * NT) continue;
+          if (!U::unitValid(u)) continue;
           unsigned af[4], b0, b1;
-          loadA(unit / NT, kk, af);
-          loadB(unit % NT, kk, b0, b1);
+          loadA(U::unitRow(u), kk, af);
+          loadB(U::unitCol(u), kk, b0, b1);
           mma16816<T>(c[u], af, b0, b1);
         }
       }
     }
   }
 
-  // Accumulator fragments -> canonical layout, through scratch, in chunks of 16-row bands.
-  // The barrier between a band's writes and reads is also what lets callers reuse shared
-  // operands: no thread is still reading them (ldmatrix above) once any thread returns. The
-  // first band's leading barrier protects scratch from readers that are still at work: the
-  // staged operands of this dot, or (no staging) nobody, since the wait for the shared
-  // operands was a barrier after every earlier use of scratch.
-  using LO = typename Tile<float, M, N>::L;
-  constexpr int kStrideC = int(N) + 4;
-  constexpr int kBand = ChunkOf<int(M), kStrideC * 4, TJ_SMEM_BYTES, 16>::value;
-  static_assert(kBand >= 16, "dot: 16 rows of the result exceed TJ_SMEM_BYTES");
-  float* sC = reinterpret_cast<float*>(scratch());
-  Tile<float, M, N> out = acc;
-  for (int r0 = 0; r0 < int(M); r0 += kBand) {
-    if (r0 > 0 || !(kAShared && kBShared)) __syncthreads();
+  if constexpr (kFragments) {
+    // No barrier: the next copy into a shared operand's slot takes one (AsyncCopies).
+    if constexpr (kShared) async->readsPending = true;
+    Acc out;
 #pragma unroll
-    for (int u = 0; u < kUnits; ++u) {
-      int mi, ni;
-      if constexpr (kColumnSplit) {
-        mi = u / (NT / W);
-        ni = (u % (NT / W)) * W + warp;
-      } else {
-        int unit = u * W + warp;
-        if (unit >= MT * NT) continue;
-        mi = unit / NT;
-        ni = unit % NT;
+    for (int u = 0; u < kUnits; ++u)
+#pragma unroll
+      for (int i = 0; i < 4; ++i) out.v[u * 4 + i] = c[u][i];
+    return out;
+  } else {
+    // Accumulator fragments -> canonical layout, through scratch, in chunks of 16-row bands.
+    // The barrier between a band's writes and reads is also what lets callers reuse shared
+    // operands: no thread is still reading them (ldmatrix above) once any thread returns. The
+    // first band's leading barrier protects scratch from readers that are still at work: the
+    // staged operands of this dot, or (no staging) nobody, since the wait for the shared
+    // operands was a barrier after every earlier use of scratch.
+    using LO = typename Tile<float, M, N>::L;
+    constexpr int kStrideC = int(N) + 4;
+    constexpr int kBand = ChunkOf<int(M), kStrideC * 4, TJ_SMEM_BYTES, 16>::value;
+    static_assert(kBand >= 16, "dot: 16 rows of the result exceed TJ_SMEM_BYTES");
+    float* sC = reinterpret_cast<float*>(scratch());
+    Tile<float, M, N> out = acc;
+    for (int r0 = 0; r0 < int(M); r0 += kBand) {
+      if (r0 > 0 || kStaged) __syncthreads();
+#pragma unroll
+      for (int u = 0; u < kUnits; ++u) {
+        if (!U::unitValid(u)) continue;
+        const int row = U::unitRow(u) * 16 + lane / 4 - r0, col = U::unitCol(u) * 8 + (lane % 4) * 2;
+        if (row < 0 || row >= kBand) continue;
+        *reinterpret_cast<Words<8>*>(sC + row * kStrideC + col) = pack<float, 2>(c[u], 0);
+        *reinterpret_cast<Words<8>*>(sC + (row + 8) * kStrideC + col) = pack<float, 2>(c[u], 2);
       }
-      int row = mi * 16 + lane / 4 - r0, col = ni * 8 + (lane % 4) * 2;
-      if (row < 0 || row >= kBand) continue;
-      *reinterpret_cast<Words<8>*>(sC + row * kStrideC + col) = pack<float, 2>(c[u], 0);
-      *reinterpret_cast<Words<8>*>(sC + (row + 8) * kStrideC + col) = pack<float, 2>(c[u], 2);
-    }
-    __syncthreads();
+      __syncthreads();
 #pragma unroll
-    for (int k = 0; k < LO::kPer; ++k) {
-      if (!LO::valid(k)) continue;
-      int e = LO::run(k) * LO::kVec;
-      int row = e / int(N) - r0, col = e % int(N);
-      if (row < 0 || row >= kBand) continue;
+      for (int k = 0; k < LO::kPer; ++k) {
+        if (!LO::valid(k)) continue;
+        int e = LO::run(k) * LO::kVec;
+        int row = e / int(N) - r0, col = e % int(N);
+        if (row < 0 || row >= kBand) continue;
 #pragma unroll
-      for (int j = 0; j < LO::kVec; ++j) out.v[k * LO::kVec + j] += sC[row * kStrideC + col + j];
+        for (int j = 0; j < LO::kVec; ++j) out.v[k * LO::kVec + j] += sC[row * kStrideC + col + j];
+      }
     }
+    return out;
   }
-  return out;
 }
 
 // Float (or mixed) operands: FMA over K chunks staged in scratch as float.
@@ -316,19 +351,46 @@ __device__ __forceinline__ Tile<float, M, N> dot(const Tile<TA, M, K>& a, const 
   else return detail::dotFma<TransB>(a, b, acc);
 }
 
-// With an operand in shared memory (tensor-core dots only; the placement pass checks).
-template <bool TransB, typename AOp, typename BOp, int64_t M, int64_t N>
-__device__ __forceinline__ Tile<float, M, N> dot(const AOp& a, const BOp& b, const Tile<float, M, N>& acc,
-                                                 AsyncCopies& async) {
-  using SA = detail::OperandShape<AOp>;
-  using SB = detail::OperandShape<BOp>;
+namespace detail {
+// Tensor-core dot of operands of any kind (registers, shared memory, fragments).
+template <bool TransB, typename AOp, typename BOp, typename Acc>
+__device__ __forceinline__ Acc dotOperands(const AOp& a, const BOp& b, const Acc& acc, AsyncCopies* async) {
+  using SA = OperandShape<AOp>;
+  using SB = OperandShape<BOp>;
+  constexpr int64_t M = Acc::dim(0), N = Acc::dim(1);
   static_assert(SA::kRows == M, "dot: a has M rows");
   constexpr int64_t K = SA::kCols;
   static_assert(TransB ? (SB::kRows == N && SB::kCols == K) : (SB::kRows == K && SB::kCols == N),
                 "dot: operand shapes do not agree");
   using T = typename SA::Element;
-  static_assert(IsSame<T, typename SB::Element>::value && kIsHalf<T>, "dot: shared operands are f16/bf16");
-  return detail::dotMma<TransB, T, M, K, N>(a, b, acc, &async);
+  static_assert(IsSame<T, typename SB::Element>::value && kIsHalf<T>,
+                "dot: operands in shared memory or fragments are f16/bf16 (tensor cores)");
+  return dotMma<TransB, T, M, K, N>(a, b, acc, async);
+}
+}  // namespace detail
+
+// With an operand in shared memory (tensor-core dots only; the placement pass checks).
+template <bool TransB, typename AOp, typename BOp, int64_t M, int64_t N>
+__device__ __forceinline__ Tile<float, M, N> dot(const AOp& a, const BOp& b, const Tile<float, M, N>& acc,
+                                                 AsyncCopies& async) {
+  return detail::dotOperands<TransB>(a, b, acc, &async);
+}
+
+// With the accumulator in fragments (#tj.mma; tensor-core dots only, the layout pass checks).
+template <bool TransB, typename AOp, typename BOp, int64_t M, int64_t N>
+__device__ __forceinline__ MmaTile<float, M, N> dot(const AOp& a, const BOp& b, const MmaTile<float, M, N>& acc) {
+  return detail::dotOperands<TransB>(a, b, acc, nullptr);
+}
+template <bool TransB, typename AOp, typename BOp, int64_t M, int64_t N>
+__device__ __forceinline__ MmaTile<float, M, N> dot(const AOp& a, const BOp& b, const MmaTile<float, M, N>& acc,
+                                                    AsyncCopies& async) {
+  return detail::dotOperands<TransB>(a, b, acc, &async);
+}
+
+// With a in fragments and a canonical accumulator.
+template <bool TransB, typename T, int64_t M, int64_t K, typename BOp, int64_t N>
+__device__ __forceinline__ Tile<float, M, N> dot(const MmaTile<T, M, K>& a, const BOp& b, const Tile<float, M, N>& acc) {
+  return detail::dotOperands<TransB>(a, b, acc, nullptr);
 }
 
 }  // namespace tj

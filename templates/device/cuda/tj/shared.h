@@ -8,9 +8,10 @@
 // emitter assigns. Each placed buffer has `Slots` slots: 2 for a loop-carried chain (the tile
 // in use and the one in flight), used alternately.
 //
-// Reuse of a slot is safe because a dot never returns before every thread is done reading
-// its shared operands (see dot.h), and a slot is only rewritten after the dot that read its
-// previous tile.
+// Reuse of a slot is safe: a slot is only rewritten after the dot that read its previous
+// tile, and before the copy, a barrier separates that dot's reads from the new writes - the
+// dot's own (when it returns a canonical tile, see dot.h) or one taken here when the dot left
+// its reads pending (an mma accumulator returns without a barrier).
 #pragma once
 
 #include "tj/memory.h"
@@ -39,6 +40,8 @@ constexpr int kMaxSharedBuffers = 8;
 struct AsyncCopies {
   int committed = 0;
   int uses[kMaxSharedBuffers] = {};
+  // A dot read shared operands and no barrier of this record has passed since.
+  bool readsPending = false;
 
   __device__ __forceinline__ int commit() {
     asm volatile("cp.async.commit_group;" ::: "memory");
@@ -58,6 +61,12 @@ struct AsyncCopies {
       default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
     }
     __syncthreads();
+    readsPending = false;
+  }
+  // Before a copy overwrites a slot: no thread may still be reading it.
+  __device__ __forceinline__ void settleReads() {
+    if (readsPending) __syncthreads();
+    readsPending = false;
   }
 };
 
@@ -77,6 +86,7 @@ __device__ __forceinline__ SharedTile<T, R, C> takeSlot(AsyncCopies& async) {
   static_assert(Offset % 16 == 0, "shared buffers are 16-byte aligned");
   using S = SharedTile<T, R, C>;
   T* base = reinterpret_cast<T*>(dynamicShared() + Offset);
+  async.settleReads();
   const int slot = Slots == 1 ? 0 : (async.uses[Buffer]++ & 1);
   return S{base + slot * S::kElems, 0};
 }

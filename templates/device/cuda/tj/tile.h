@@ -526,11 +526,6 @@ __device__ __forceinline__ Tile<T, D...> broadcast(const Tile<T, S...>& x) {
   }
 }
 
-template <typename X>
-__device__ __forceinline__ X convert_layout(const X& x) {
-  return x;
-}
-
 // ---- reductions ---------------------------------------------------------------------------
 
 namespace detail {

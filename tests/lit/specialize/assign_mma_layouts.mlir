@@ -1,0 +1,115 @@
+// tj-assign-mma-layouts (CUDA targets): the accumulator of a tensor-core dot and what is
+// computed from it elementwise keep #tj.mma; row reductions of it and their broadcasts back
+// are #tj.mma_rows; converts appear only where a producer or consumer cannot follow.
+// RUN: tj-opt %s --tj-assign-mma-layouts | FileCheck %s
+// RUN: tj-opt %s --tj-assign-mma-layouts | tj-opt | FileCheck %s --check-prefix=ROUNDTRIP
+// ROUNDTRIP: tj.kernel @softmax_dot
+// The decode template on sm_90: the softmax state lives in fragments; the only conversion is
+// the column index tile, built once before the loop. The host target has no layouts.
+// RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=DECODE
+// DECODE: tj::MmaRows<float, 16> m0 = tj::splat<tj::MmaRows<float, 16>>(
+// DECODE: tj::MmaTile<int32_t, 16, 32> {{.*}} = tj::convert_layout<tj::MmaTile<int32_t, 16, 32>>(columns_2d);
+// DECODE: for (
+// DECODE-NOT: convert_layout
+// DECODE: tj::MmaTile<float, 16, 32> qk = tj::dot<true>(q, k,
+// DECODE: tj::MmaRows<float, 16> tile_max = tj::reduce_max<1>(logits);
+// DECODE: tj::MmaTile<float, 16, 128> alpha_2d = tj::broadcast<16, 128>(alpha_col);
+// DECODE: tj::MmaTile<float, 16, 128> acc_new = tj::dot<false>(p_low, v, acc_scaled, async_copies);
+// DECODE: tj::store(args.partial_out, {{.*}}, normalized);
+// RUN: tilejit compile %templates/paged_decode.mlir --target host -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=HOST
+// HOST-NOT: Mma
+
+tj.template @t {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %threads = arith.constant 128 : index
+    tj.yield %threads : index
+  }
+  // CHECK-LABEL: tj.kernel @softmax_dot
+  tj.kernel @softmax_dot(%q: !tj.view<[16, 64], bf16>, %kv: !tj.view<[32, 64], bf16>,
+                         %bias: !tj.view<[16], f32>, %out: !tj.view<[16, 64], f32>,
+                         %lse: !tj.view<[16], f32>, %n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.0 : f32
+    %c0_i32 = arith.constant 0 : i32
+    // CHECK: %[[Q:.*]] = tj.load %{{.*}} -> tensor<16x64xbf16>
+    %qt = tj.load %q[%c0, %c0] [16, 64] : !tj.view<[16, 64], bf16> -> tensor<16x64xbf16>
+    // A load cannot produce mma_rows: it is converted once, outside the loop.
+    // CHECK: %[[B:.*]] = tj.load %{{.*}} -> tensor<16xf32>
+    // CHECK-NEXT: tj.convert_layout %[[B]] to "mma_rows" : tensor<16xf32> -> tensor<16xf32, #tj.mma_rows>
+    %b = tj.load %bias[%c0] [16] : !tj.view<[16], f32> -> tensor<16xf32>
+    // One splat, two users in different classes (the dot's accumulator, a reshape): cloned,
+    // one per layout.
+    // CHECK-DAG: tj.full %{{.*}} [16, 32] : f32 -> tensor<16x32xf32, #tj.mma>
+    // CHECK-DAG: %[[Z:.*]] = tj.full %{{.*}} [16, 32] : f32 -> tensor<16x32xf32>{{$}}
+    // CHECK-DAG: tj.reshape %[[Z]] [512]
+    // CHECK-DAG: tj.full %{{.*}} [16, 64] : f32 -> tensor<16x64xf32, #tj.mma>
+    %z32 = tj.full %zero [16, 32] : f32 -> tensor<16x32xf32>
+    %z_flat = tj.reshape %z32 [512] : tensor<16x32xf32> -> tensor<512xf32>
+    %acc0 = tj.full %zero [16, 64] : f32 -> tensor<16x64xf32>
+    %r = tj.range %c0_i32 [32] : i32 -> tensor<32xi32>
+    %r2 = tj.expand_dims %r axis 0 : tensor<32xi32> -> tensor<1x32xi32>
+    // CHECK: %[[COLS:.*]] = tj.broadcast %{{.*}} [16, 32] : tensor<1x32xi32> -> tensor<16x32xi32>
+    // CHECK-NEXT: tj.convert_layout %[[COLS]] to "mma" : tensor<16x32xi32> -> tensor<16x32xi32, #tj.mma>
+    %cols = tj.broadcast %r2 [16, 32] : tensor<1x32xi32> -> tensor<16x32xi32>
+    // CHECK: scf.for {{.*}} -> (tensor<16x64xf32, #tj.mma>, tensor<16xf32, #tj.mma_rows>)
+    %acc, %l = scf.for %i = %c0 to %n step %c1 iter_args(%acc_i = %acc0, %l_i = %b)
+        -> (tensor<16x64xf32>, tensor<16xf32>) {
+      %k = tj.load %kv[%c0, %c0] [32, 64] : !tj.view<[32, 64], bf16> -> tensor<32x64xbf16>
+      // CHECK: tj.dot %[[Q]], %{{.*}} {trans_b} : tensor<16x64xbf16>, tensor<32x64xbf16>, tensor<16x32xf32, #tj.mma> -> tensor<16x32xf32, #tj.mma>
+      %s = tj.dot %qt, %k, %z32 {trans_b} : tensor<16x64xbf16>, tensor<32x64xbf16>, tensor<16x32xf32> -> tensor<16x32xf32>
+      %cols_f = arith.sitofp %cols : tensor<16x32xi32> to tensor<16x32xf32>
+      // CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<16x32xf32, #tj.mma>
+      %sb = arith.addf %s, %cols_f : tensor<16x32xf32>
+      // CHECK: tj.reduce max %{{.*}} axis 1 : tensor<16x32xf32, #tj.mma> -> tensor<16xf32, #tj.mma_rows>
+      %m = tj.reduce max %sb axis 1 : tensor<16x32xf32> -> tensor<16xf32>
+      // CHECK: tj.expand_dims %{{.*}} axis 1 : tensor<16xf32, #tj.mma_rows> -> tensor<16x1xf32, #tj.mma_rows>
+      %m_col = tj.expand_dims %m axis 1 : tensor<16xf32> -> tensor<16x1xf32>
+      // CHECK: tj.broadcast %{{.*}} [16, 32] : tensor<16x1xf32, #tj.mma_rows> -> tensor<16x32xf32, #tj.mma>
+      %m_2d = tj.broadcast %m_col [16, 32] : tensor<16x1xf32> -> tensor<16x32xf32>
+      %rel = arith.subf %sb, %m_2d : tensor<16x32xf32>
+      %p = math.exp %rel : tensor<16x32xf32>
+      %sum = tj.reduce sum %p axis 1 : tensor<16x32xf32> -> tensor<16xf32>
+      %l_next = arith.addf %l_i, %sum : tensor<16xf32>
+      // CHECK: arith.truncf %{{.*}} : tensor<16x32xf32, #tj.mma> to tensor<16x32xbf16, #tj.mma>
+      %p_low = arith.truncf %p : tensor<16x32xf32> to tensor<16x32xbf16>
+      // The probabilities feed the second dot as they are; its b operand stays blocked.
+      // CHECK: tj.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xbf16, #tj.mma>, tensor<32x64xbf16>, tensor<16x64xf32, #tj.mma> -> tensor<16x64xf32, #tj.mma>
+      %acc_next = tj.dot %p_low, %k, %acc_i : tensor<16x32xbf16>, tensor<32x64xbf16>, tensor<16x64xf32> -> tensor<16x64xf32>
+      scf.yield %acc_next, %l_next : tensor<16x64xf32>, tensor<16xf32>
+    }
+    // Stores take any layout; a reshape needs the blocked one.
+    // CHECK: tj.store %{{.*}} : tensor<16x64xf32, #tj.mma>
+    tj.store %acc, %out[%c0, %c0] : tensor<16x64xf32>, !tj.view<[16, 64], f32>
+    // CHECK: tj.store %{{.*}} : tensor<16xf32, #tj.mma_rows>
+    tj.store %l, %lse[%c0] : tensor<16xf32>, !tj.view<[16], f32>
+    // CHECK: %[[BACK:.*]] = tj.convert_layout %{{.*}} to "blocked" : tensor<16x64xf32, #tj.mma> -> tensor<16x64xf32>
+    // CHECK-NEXT: tj.reshape %[[BACK]]
+    %flat = tj.reshape %acc [1024] : tensor<16x64xf32> -> tensor<1024xf32>
+  }
+}
+
+// Float operands take the FMA path: nothing changes.
+tj.template @fma {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %threads = arith.constant 128 : index
+    tj.yield %threads : index
+  }
+  // CHECK-LABEL: tj.kernel @fma_dot
+  // CHECK-NOT: #tj.mma
+  // CHECK: tj.store
+  tj.kernel @fma_dot(%a: !tj.view<[16, 16], f32>, %out: !tj.view<[16, 16], f32>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %x = tj.load %a[%c0, %c0] [16, 16] : !tj.view<[16, 16], f32> -> tensor<16x16xf32>
+    %acc = tj.full %zero [16, 16] : f32 -> tensor<16x16xf32>
+    %y = tj.dot %x, %x, %acc : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    tj.store %y, %out[%c0, %c0] : tensor<16x16xf32>, !tj.view<[16, 16], f32>
+  }
+}
