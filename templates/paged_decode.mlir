@@ -133,10 +133,12 @@ tj.template @paged_decode {
         %t_next = arith.addi %t0, %block_n : index
         %k_next = tj.paged_load %key_cache, %block_tables[%seq] tokens %t_next limit %end head %kv_head [block_n, head_size]
             : !tj.kv_cache<k, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
-        %v_next = tj.paged_load %value_cache, %block_tables[%seq] tokens %t_next limit %end head %kv_head [block_n, head_size]
-            : !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
         %qk = tj.dot %q, %k, %zero_s {trans_b}
             : tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?xf32> -> tensor<?x?xf32>
+        // V's next tile after the first dot: its slot was read by the previous tile's second
+        // dot, and the first dot's wait is the barrier that frees it.
+        %v_next = tj.paged_load %value_cache, %block_tables[%seq] tokens %t_next limit %end head %kv_head [block_n, head_size]
+            : !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
         %scaled = arith.mulf %qk, %scale_s : tensor<?x?xf32>
         // Optional logit soft-cap: cap * tanh(s / cap).
         %soft_cap_on = tj.param_value @soft_cap : i1

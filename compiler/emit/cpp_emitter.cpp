@@ -72,8 +72,23 @@ class BodyEmitter {
       async_ = uniqueName("async_copies");
       line(indent, absl::StrCat("tj::AsyncCopies ", async_, ";"));
     }
+    if (rowExchangeRows(kernel_) > 0) {
+      // The ring through which mma row reductions exchange partial rows between warps.
+      exchange_ = uniqueName("row_exchange");
+      line(indent, absl::StrCat("tj::RowExchange ", exchange_, ";"));
+    }
     for (Operation& op : block) TJ_RETURN_IF_ERROR(emitOp(op, indent));
     return absl::OkStatus();
+  }
+
+  // The most rows an mma row reduction of the kernel reduces (0: none).
+  static int64_t rowExchangeRows(tj::KernelOp kernel) {
+    int64_t rows = 0;
+    kernel.walk([&](tj::ReduceOp reduce) {
+      if (tj::getTileLayout(reduce.getSource().getType()) == tj::TileLayout::kMma)
+        rows = std::max(rows, cast<RankedTensorType>(reduce.getSource().getType()).getDimSize(0));
+    });
+    return rows;
   }
 
   static absl::StatusOr<std::string> cppType(Type type) {
@@ -253,6 +268,7 @@ class BodyEmitter {
   std::map<int64_t, int64_t> bufferOffsets_;
   int64_t dynamicSharedBytes_ = 0;
   std::string async_;
+  std::string exchange_;
   std::set<std::string> usedNames_;
   int unnamed_ = 0;
 };
@@ -452,9 +468,12 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
     TJ_ASSIGN_OR_RETURN(std::string type, cppType(convert.getType()));
     return assign(op, indent, absl::StrCat("tj::convert_layout<", type, ">(", use(convert.getSource()), ")"));
   }
-  if (auto reduce = dyn_cast<tj::ReduceOp>(op))
+  if (auto reduce = dyn_cast<tj::ReduceOp>(op)) {
+    bool rows = tj::getTileLayout(reduce.getSource().getType()) == tj::TileLayout::kMma;
     return assign(op, indent, absl::StrCat("tj::reduce_", tj::stringifyReduceKind(reduce.getKind()).str(),
-                                           "<", reduce.getAxis(), ">(", use(reduce.getSource()), ")"));
+                                           "<", reduce.getAxis(), ">(", use(reduce.getSource()),
+                                           rows ? ", " + exchange_ : "", ")"));
+  }
   if (auto dot = dyn_cast<tj::DotOp>(op))
     return assign(op, indent, absl::StrCat("tj::dot<", dot.getTransB() ? "true" : "false", ">(",
                                            operandList(op), readsShared(op) ? ", " + async_ : "",
@@ -539,6 +558,8 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
   // (and lose occupancy to) the library's maximum. Backends without shared memory ignore it.
   int64_t scratchBytes = libraryScratchBytes(kernel);
   out += absl::StrCat("#define TJ_SMEM_BYTES ", scratchBytes, "\n");
+  if (int64_t rows = BodyEmitter::rowExchangeRows(kernel); rows > 0)
+    out += absl::StrCat("#define TJ_ROW_EXCHANGE_ROWS ", rows, "\n");
   BodyEmitter body(kernel, out);
   body.findSharedTiles();
   emitted.metadata.dynamicSharedBytes = body.dynamicSharedBytes();

@@ -7,12 +7,14 @@
 // The decode template on sm_90: the softmax state lives in fragments; the only conversion is
 // the column index tile, built once before the loop. The host target has no layouts.
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=DECODE
+// DECODE: #define TJ_ROW_EXCHANGE_ROWS 16
+// DECODE: tj::RowExchange row_exchange;
 // DECODE: tj::MmaRows<float, 16> m0 = tj::splat<tj::MmaRows<float, 16>>(
 // DECODE: tj::MmaTile<int32_t, 16, 32> {{.*}} = tj::convert_layout<tj::MmaTile<int32_t, 16, 32>>(columns_2d);
 // DECODE: for (
 // DECODE-NOT: convert_layout
 // DECODE: tj::MmaTile<float, 16, 32> qk = tj::dot<true>(q, k,
-// DECODE: tj::MmaRows<float, 16> tile_max = tj::reduce_max<1>(logits);
+// DECODE: tj::MmaRows<float, 16> tile_max = tj::reduce_max<1>(logits, row_exchange);
 // DECODE: tj::MmaTile<float, 16, 128> alpha_2d = tj::broadcast<16, 128>(alpha_col);
 // DECODE: tj::MmaTile<float, 16, 128> acc_new = tj::dot<false>(p_low, v, acc_scaled, async_copies);
 // DECODE: tj::store(args.partial_out, {{.*}}, normalized);

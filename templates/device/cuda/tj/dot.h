@@ -237,8 +237,9 @@ __device__ __forceinline__ Acc dotMma(const AOp& a, const BOp& b, const Acc& acc
   }
 
   if constexpr (kFragments) {
-    // No barrier: the next copy into a shared operand's slot takes one (AsyncCopies).
-    if constexpr (kShared) async->readsPending = true;
+    // No barrier: a copy into a slot of a buffer read here takes one unless a wait did.
+    if constexpr (kAShared) async->markRead(a.buffer);
+    if constexpr (kBShared) async->markRead(b.buffer);
     Acc out;
 #pragma unroll
     for (int u = 0; u < kUnits; ++u)

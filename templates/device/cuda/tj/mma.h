@@ -9,7 +9,7 @@
 // MmaRows<T, M> (or [M, 1]): one value per row, in every thread that holds fragments of that
 // row (replicated over the warps and the 4 lanes of a quad), so broadcasting it back over an
 // MmaTile's rows is register-only. A row reduction of an MmaTile folds in registers and a quad
-// of lanes, then across warps through shared memory when the row spans several warps.
+// of lanes, then across warps through shared memory (one barrier) when the row spans warps.
 #pragma once
 
 #include "tj/memory.h"
@@ -156,10 +156,29 @@ __device__ __forceinline__ MmaTile<T, M, N> broadcast(const MmaRows<T, S, 1>& x)
 
 // ---- row reductions ---------------------------------------------------------------------
 
+// Rows exchanged between warps go through a ring of two regions of their own (not the
+// scratch buffer), alternating: reduction j writes region j % 2 after reduction j - 1's
+// barrier, which every thread reaches only once done reading reduction j - 2's region. So
+// one barrier per reduction. The emitter declares one RowExchange per kernel and defines
+// TJ_ROW_EXCHANGE_ROWS (the most rows reduced) when it does.
+#ifndef TJ_ROW_EXCHANGE_ROWS
+#define TJ_ROW_EXCHANGE_ROWS 0
+#endif
+
+struct RowExchange {
+  int parity = 0;
+};
+
 namespace detail {
 
+__device__ __forceinline__ double* rowExchangeRegion(int parity) {
+  constexpr int kRegion = (TJ_ROW_EXCHANGE_ROWS > 0 ? TJ_ROW_EXCHANGE_ROWS : 1) * (TJ_THREADS / 32);
+  __shared__ double ring[2 * kRegion];
+  return ring + parity * kRegion;
+}
+
 template <typename Op, typename T, int64_t M, int64_t N>
-__device__ __forceinline__ MmaRows<T, M> reduceRows(const MmaTile<T, M, N>& x) {
+__device__ __forceinline__ MmaRows<T, M> reduceRows(const MmaTile<T, M, N>& x, RowExchange& exchange) {
   using L = MmaLayout<M, N>;
   using R = MmaRowsLayout<M>;
   using P = typename Arith<T>::type;
@@ -183,9 +202,10 @@ __device__ __forceinline__ MmaRows<T, M> reduceRows(const MmaTile<T, M, N>& x) {
   } else {
     // Warps hold other columns of the same rows: every thread folds all warps' partials in
     // warp order, so every copy of a row is bit-identical.
-    static_assert(L::kWarps * M * sizeof(P) <= TJ_SMEM_BYTES, "reduce: rows exceed TJ_SMEM_BYTES");
-    P* buf = reinterpret_cast<P*>(scratch());
-    __syncthreads();
+    static_assert(M <= TJ_ROW_EXCHANGE_ROWS && sizeof(P) <= sizeof(double),
+                  "reduce: TJ_ROW_EXCHANGE_ROWS is below the rows reduced");
+    P* buf = reinterpret_cast<P*>(rowExchangeRegion(exchange.parity));
+    exchange.parity ^= 1;
     if (threadId() % 4 == 0)
 #pragma unroll
       for (int r = 0; r < R::kRegs; ++r) buf[L::warp() * int(M) + R::row(r)] = partial[r];
@@ -204,19 +224,19 @@ __device__ __forceinline__ MmaRows<T, M> reduceRows(const MmaTile<T, M, N>& x) {
 }  // namespace detail
 
 template <int A, typename T, int64_t M, int64_t N>
-__device__ __forceinline__ MmaRows<T, M> reduce_sum(const MmaTile<T, M, N>& x) {
+__device__ __forceinline__ MmaRows<T, M> reduce_sum(const MmaTile<T, M, N>& x, RowExchange& exchange) {
   static_assert(A == 1, "an mma tile reduces along its rows (axis 1)");
-  return detail::reduceRows<detail::SumOp>(x);
+  return detail::reduceRows<detail::SumOp>(x, exchange);
 }
 template <int A, typename T, int64_t M, int64_t N>
-__device__ __forceinline__ MmaRows<T, M> reduce_max(const MmaTile<T, M, N>& x) {
+__device__ __forceinline__ MmaRows<T, M> reduce_max(const MmaTile<T, M, N>& x, RowExchange& exchange) {
   static_assert(A == 1, "an mma tile reduces along its rows (axis 1)");
-  return detail::reduceRows<detail::MaxOp>(x);
+  return detail::reduceRows<detail::MaxOp>(x, exchange);
 }
 template <int A, typename T, int64_t M, int64_t N>
-__device__ __forceinline__ MmaRows<T, M> reduce_min(const MmaTile<T, M, N>& x) {
+__device__ __forceinline__ MmaRows<T, M> reduce_min(const MmaTile<T, M, N>& x, RowExchange& exchange) {
   static_assert(A == 1, "an mma tile reduces along its rows (axis 1)");
-  return detail::reduceRows<detail::MinOp>(x);
+  return detail::reduceRows<detail::MinOp>(x, exchange);
 }
 
 // ---- element addressing shared by store and convert_layout -------------------------------

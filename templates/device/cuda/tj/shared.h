@@ -10,8 +10,9 @@
 //
 // Reuse of a slot is safe: a slot is only rewritten after the dot that read its previous
 // tile, and before the copy, a barrier separates that dot's reads from the new writes - the
-// dot's own (when it returns a canonical tile, see dot.h) or one taken here when the dot left
-// its reads pending (an mma accumulator returns without a barrier).
+// dot's own (when it returns a canonical tile, see dot.h), the wait of a later dot, or one
+// taken here when the buffer's reads are still pending (an mma accumulator returns without a
+// barrier).
 #pragma once
 
 #include "tj/memory.h"
@@ -26,7 +27,8 @@ struct SharedTile {
   static constexpr int kStride = int(C) + int(16 / sizeof(T));
   static constexpr int kElems = int(R) * kStride;
   T* data;
-  int group;  // the commit group that fills it
+  int group;   // the commit group that fills it
+  int buffer;  // the placed buffer it is a slot of
 };
 
 template <typename X>
@@ -40,8 +42,8 @@ constexpr int kMaxSharedBuffers = 8;
 struct AsyncCopies {
   int committed = 0;
   int uses[kMaxSharedBuffers] = {};
-  // A dot read shared operands and no barrier of this record has passed since.
-  bool readsPending = false;
+  // Buffers a dot read since the last barrier of this record (bit b: buffer b).
+  unsigned readsPending = 0;
 
   __device__ __forceinline__ int commit() {
     asm volatile("cp.async.commit_group;" ::: "memory");
@@ -61,12 +63,16 @@ struct AsyncCopies {
       default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
     }
     __syncthreads();
-    readsPending = false;
+    readsPending = 0;
   }
-  // Before a copy overwrites a slot: no thread may still be reading it.
-  __device__ __forceinline__ void settleReads() {
-    if (readsPending) __syncthreads();
-    readsPending = false;
+  __device__ __forceinline__ void markRead(int buffer) { readsPending |= 1u << buffer; }
+  // Before a copy overwrites a slot of `buffer`: no thread may still be reading the buffer.
+  // (A read of its other slot is the more recent one, so one bit per buffer is enough.)
+  __device__ __forceinline__ void settleReads(int buffer) {
+    if (readsPending & (1u << buffer)) {
+      __syncthreads();
+      readsPending = 0;
+    }
   }
 };
 
@@ -86,9 +92,9 @@ __device__ __forceinline__ SharedTile<T, R, C> takeSlot(AsyncCopies& async) {
   static_assert(Offset % 16 == 0, "shared buffers are 16-byte aligned");
   using S = SharedTile<T, R, C>;
   T* base = reinterpret_cast<T*>(dynamicShared() + Offset);
-  async.settleReads();
+  async.settleReads(Buffer);
   const int slot = Slots == 1 ? 0 : (async.uses[Buffer]++ & 1);
-  return S{base + slot * S::kElems, 0};
+  return S{base + slot * S::kElems, 0, Buffer};
 }
 
 // A pointer into shared memory as a 32-bit shared-window address (cp.async, ldmatrix).
