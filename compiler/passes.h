@@ -43,7 +43,8 @@ int64_t placedBufferBytes(mlir::RankedTensorType tile, int64_t slots);
 // The device library's scratch buffer for a kernel (TJ_SMEM_BYTES): the largest tile in f32,
 // a power of two in [2 KiB, 32 KiB] (and room for a dot's padded result band), so a kernel of
 // small tiles does not reserve the maximum.
-// Tiles placed in shared memory are left out: they are never staged through the scratch.
+// Tiles placed in shared memory and tiles in the mma layouts are left out: they are never
+// staged through the scratch whole.
 int64_t libraryScratchBytes(mlir::Operation* kernel);
 
 // The tiles the placement pass put in shared memory under `root`: placed loads' results and

@@ -202,12 +202,15 @@ int64_t libraryScratchBytes(Operation* kernel) {
   llvm::DenseSet<Value> placed = placedTileValues(kernel);
   int64_t largestTile = 0, dotBand = 0;
   kernel->walk([&](Operation* op) {
+    // Tiles in the mma layouts never pass through the scratch whole: their row exchanges
+    // have their own ring, and a dot stages an mma operand in chunks that fit.
     for (Value result : op->getResults())
       if (auto tensor = dyn_cast<RankedTensorType>(result.getType());
-          tensor && tensor.hasStaticShape() && !placed.contains(result))
+          tensor && tensor.hasStaticShape() && !placed.contains(result) &&
+          tj::getTileLayout(tensor) == tj::TileLayout::kBlocked)
         largestTile = std::max(largestTile, tensor.getNumElements());
-    // A dot returns its result through 16-row bands of padded f32 rows (tj/dot.h).
-    if (auto dot = dyn_cast<tj::DotOp>(op))
+    // A dot returns a canonical result through 16-row bands of padded f32 rows (tj/dot.h).
+    if (auto dot = dyn_cast<tj::DotOp>(op); dot && tj::getTileLayout(dot.getType()) == tj::TileLayout::kBlocked)
       dotBand = std::max(dotBand, 16 * (cast<RankedTensorType>(dot.getType()).getDimSize(1) + 4) * 4);
   });
   int64_t bytes = 2048;

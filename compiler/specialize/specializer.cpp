@@ -366,9 +366,11 @@ absl::StatusOr<SpecializedKernel> specializeTemplate(
   // Async copies into shared memory need cp.async (sm_80+, every CUDA target we have). Placed
   // tiles live in dynamic shared memory, so a program may use all the target allows.
   // Tensor-core accumulators keep the mma.sync fragment layout (the CUDA library's).
+  // Layouts first: the placement's budget counts the library scratch, which mma tiles need
+  // no room in.
   if (target.backend == "cuda") {
-    pm.addPass(createPlaceDotOperandsInSharedMemoryPass(target.sharedBytesPerProgram));
     pm.addPass(createAssignMmaLayoutsPass());
+    pm.addPass(createPlaceDotOperandsInSharedMemoryPass(target.sharedBytesPerProgram));
   }
   if (failed(pm.run(*module)))
     return absl::InvalidArgumentError(

@@ -38,6 +38,10 @@ struct IsSharedTile<SharedTile<T, R, C>> { static constexpr bool value = true; }
 
 constexpr int kMaxSharedBuffers = 8;
 
+#ifndef TJ_PAGED_ROW_LANES
+#define TJ_PAGED_ROW_LANES 8
+#endif
+
 // The kernel's record of asynchronous copies, a local of the kernel body.
 struct AsyncCopies {
   int committed = 0;
@@ -114,6 +118,24 @@ __device__ __forceinline__ void cpAsync16(void* dst, const void* src, int srcByt
   cpAsync16(sharedAddress(dst), src, srcBytes);
 }
 
+// The fallback of paged_load_shared for caches whose rows cannot be copied 16 bytes at a
+// time (unaligned or strided), element by element (rows past `end` are zeros). Out of line:
+// compiled once per kernel rather than at every placed load, and off the hot path.
+template <CacheLayout Layout, int64_t BN, int64_t D, typename T, int RC, typename TI>
+__device__ __noinline__ void pagedCopyScalar(T* dst, int stride, const View<T, RC> cache, const View<TI, 2> table,
+                                             int64_t seq, int first, int end, int bs, int64_t head) {
+  using A = CacheAddress<Layout, T>;
+  for (int e = threadId(); e < int(BN * D); e += TJ_THREADS) {
+    const int row = e / int(D), col = e % int(D), t = first + row;
+    T value{};
+    if (t >= 0 && t < end) {
+      const int logical = t / bs, slot = t - logical * bs;
+      value = cache.data[A::at(cache, tableAt(table, seq, logical), slot, head, col)];
+    }
+    dst[row * stride + col] = value;
+  }
+}
+
 }  // namespace detail
 
 // paged_load into shared memory: row i is token token_start + i; rows past `limit` are zero.
@@ -140,22 +162,26 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
   const T* headBase = cache.data + head * cache.stride[2];
   const int slotStride = int(cache.stride[1]);
   const int first = int(token_start), end = int(limit);
-  // Each thread copies pieces of as few rows as possible (one table lookup and one address
-  // per row): kThreadsPerRow threads share a row, interleaved so that consecutive threads
-  // copy consecutive 16-byte pieces.
-  constexpr bool kRowsSplit = TJ_THREADS % int(BN) == 0 || int(BN) % TJ_THREADS == 0;
-  constexpr int kThreadsPerRow = TJ_THREADS >= int(BN) ? TJ_THREADS / int(BN) : 1;
-  constexpr int kRowsPerThread = TJ_THREADS >= int(BN) ? 1 : int(BN) / TJ_THREADS;
-  constexpr int kPiecesPerThread = (kRowPieces + kThreadsPerRow - 1) / kThreadsPerRow;
-  static_assert(kRowsSplit, "paged_load_shared: rows and threads must divide one another");
-  const int lane = detail::threadId() % kThreadsPerRow;
+  // kLanes consecutive threads share a row, each copying every kLanes-th 16-byte piece, so
+  // one copy instruction of a warp covers whole 128-byte lines of 32 / kLanes rows (fewer L2
+  // requests than half lines); each row costs one table lookup and one address per thread.
+  // TJ_PAGED_ROW_LANES (default 8: 128 bytes) is there for measurements.
+  constexpr int kLanesWanted = TJ_PAGED_ROW_LANES < kRowPieces ? TJ_PAGED_ROW_LANES : kRowPieces;
+  constexpr int kLanes = kLanesWanted < TJ_THREADS ? kLanesWanted : TJ_THREADS;
+  constexpr int kRowsPerPass = TJ_THREADS / kLanes;
+  constexpr int kPasses = (int(BN) + kRowsPerPass - 1) / kRowsPerPass;
+  constexpr int kPiecesPerThread = (kRowPieces + kLanes - 1) / kLanes;
+  constexpr bool kRagged = int(BN) % kRowsPerPass != 0 || TJ_THREADS % kLanes != 0;
+  const int lane = detail::threadId() % kLanes, rowInPass = detail::threadId() / kLanes;
+  if (!vec) {
+    detail::pagedCopyScalar<Layout, BN, D>(out.data, S::kStride, cache, table, seq, first, end, bs > 0 ? bs : 1, head);
+  } else {
 #pragma unroll
-  for (int m = 0; m < kRowsPerThread; ++m) {
-    const int row = kRowsPerThread == 1 ? detail::threadId() / kThreadsPerRow : m * TJ_THREADS + detail::threadId();
-    const int t = first + row;
-    const bool in = t >= 0 && t < end;
-    T* dst = out.data + row * S::kStride;
-    if (vec) {
+    for (int m = 0; m < kPasses; ++m) {
+      const int row = m * kRowsPerPass + rowInPass;
+      if (kRagged && (rowInPass >= kRowsPerPass || row >= int(BN))) continue;
+      const int t = first + row;
+      const bool in = t >= 0 && t < end;
       // Masked rows copy nothing (source size 0), from any address.
       const T* src = cache.data;
       if (in) {
@@ -166,22 +192,9 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
       const unsigned dstRow = detail::sharedAddress(out.data) + unsigned(row * S::kStride) * unsigned(sizeof(T));
 #pragma unroll
       for (int j = 0; j < kPiecesPerThread; ++j) {
-        const int col = (lane + j * kThreadsPerRow) * X;
-        if (kRowPieces % kThreadsPerRow == 0 || col < int(D))
+        const int col = (lane + j * kLanes) * X;
+        if (kRowPieces % kLanes == 0 || col < int(D))
           detail::cpAsync16(dstRow + unsigned(col) * unsigned(sizeof(T)), src + col, in ? 16 : 0);
-      }
-    } else {
-      long long at = 0;
-      if (in) {
-        const int logical = t / (bs > 0 ? bs : 1), slot = t - logical * bs;
-        at = A::at(cache, detail::tableAt(table, seq, logical), slot, head, 0);
-      }
-#pragma unroll
-      for (int j = 0; j < kPiecesPerThread; ++j) {
-        const int col = (lane + j * kThreadsPerRow) * X;
-        if (kRowPieces % kThreadsPerRow != 0 && col >= int(D)) continue;
-#pragma unroll
-        for (int e = 0; e < X; ++e) dst[col + e] = in ? cache.data[at + (col + e) * cache.stride[RC - 1]] : T{};
       }
     }
   }
