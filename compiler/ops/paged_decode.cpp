@@ -16,9 +16,10 @@ absl::StatusOr<KernelSpec> specFor(const PagedDecodeConfig& config, const std::s
 }  // namespace
 
 std::optional<DecodeTiling> chooseDecodeTiling(const TargetDescription& target, int64_t programs,
-                                               int64_t maxModelLen) {
+                                               int64_t maxModelLen, int64_t headSize) {
   for (const DecodeTiling& row : target.decodeTilings)
-    if (programs <= row.maxPrograms && maxModelLen <= row.maxContext) return row;
+    if (programs <= row.maxPrograms && maxModelLen <= row.maxContext && headSize <= row.maxHeadSize)
+      return row;
   return std::nullopt;
 }
 
@@ -36,7 +37,7 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
   if (config.numSeqs > 0 && config.numKvHeads > 0 && config.maxModelLen > 0) {
     TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(device.target()));
     if (auto tiling = chooseDecodeTiling(*target, config.numSeqs * config.numKvHeads,
-                                         config.maxModelLen)) {
+                                         config.maxModelLen, config.headSize)) {
       params["partition_size"] = std::to_string(tiling->partitionSize);
       params["block_n"] = std::to_string(tiling->blockN);
     }

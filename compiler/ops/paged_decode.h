@@ -48,9 +48,9 @@ struct PagedDecodeArgs {
   int32_t slidingWindow = 0;  // 0 = attend to the whole context
 };
 
-// The measured tiling for a grid, if the target's table has a row for it.
+// The measured tiling for a grid and head size, if the target's table has a row for it.
 std::optional<DecodeTiling> chooseDecodeTiling(const TargetDescription& target, int64_t programs,
-                                               int64_t maxModelLen);
+                                               int64_t maxModelLen, int64_t headSize);
 
 class PagedDecode {
  public:

@@ -74,13 +74,14 @@ std::vector<TargetDescription> buildTargets() {
   std::vector<TargetDescription> targets;
   targets.push_back({"sm_80", "A100", Vendor::kNvidia, "cuda", 32, 108, 1024, 163 * 1024,
                      65536, 255, {mmaF16, mmaBF16}, nvidiaTuning});
-  // Best variant per cell of bench/results/2026-11-29/session2/decode-run1.txt (H200, bf16,
-  // head 128, GQA 1/4/8, K/V in shared memory): short partitions only for small grids at short
-  // contexts; block_n 32 everywhere (64 no longer fits the static shared-memory budget).
+  // Best variant per cell of bench/results/2026-11-29/session3/final1/decode.txt (H200, bf16,
+  // head 128, GQA 1/4/8, K/V in shared memory, softmax in mma fragments): block_n 64 for the
+  // smallest grids, short partitions only for small grids at short contexts. Rows apply to
+  // heads up to 128 (at 192/256, 64-token K/V tiles no longer fit beside each other).
   const std::vector<DecodeTiling> h200DecodeTilings = {
-      {8, 1024, 64, 32},     {8, 4096, 256, 32},   {8, 1 << 30, 1024, 32},
-      {32, 4096, 256, 32},   {32, 1 << 30, 1024, 32},
-      {128, 1024, 256, 32},  {128, 1 << 30, 1024, 32},
+      {8, 4096, 128, 256, 64},    {8, 1 << 30, 128, 1024, 64},
+      {32, 1024, 128, 256, 64},   {32, 4096, 128, 1024, 64},   {32, 1 << 30, 128, 1024, 32},
+      {128, 1024, 128, 256, 32},  {128, 1 << 30, 128, 1024, 32},
   };
   targets.push_back({"sm_90", "H100/H200", Vendor::kNvidia, "cuda", 32, 132, 1024, 227 * 1024,
                      65536, 255, {mmaF16, mmaBF16}, nvidiaTuning, h200DecodeTilings});

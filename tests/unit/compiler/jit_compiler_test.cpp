@@ -127,18 +127,23 @@ namespace {
 TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   auto h200 = lookupTarget("sm_90");
   ASSERT_TRUE(h200.ok());
-  // Rows measured in bench/results/2026-11-29/session2/decode-run1.txt.
-  auto batch1Short = chooseDecodeTiling(**h200, 8, 1024);
+  // Rows measured in bench/results/2026-11-29/session3/final1/decode.txt.
+  auto batch1Short = chooseDecodeTiling(**h200, 8, 1024, 128);
   ASSERT_TRUE(batch1Short.has_value());
-  EXPECT_EQ(batch1Short->partitionSize, 64);
-  auto batch1Long = chooseDecodeTiling(**h200, 8, 16384);
+  EXPECT_EQ(batch1Short->partitionSize, 256);
+  EXPECT_EQ(batch1Short->blockN, 64);
+  auto batch1Long = chooseDecodeTiling(**h200, 8, 16384, 128);
   ASSERT_TRUE(batch1Long.has_value());
   EXPECT_EQ(batch1Long->partitionSize, 1024);
-  EXPECT_EQ(batch1Long->blockN, 32);
-  EXPECT_FALSE(chooseDecodeTiling(**h200, 2048, 4096).has_value());  // large grid: tuning table
+  auto batch16Short = chooseDecodeTiling(**h200, 128, 1024, 128);
+  ASSERT_TRUE(batch16Short.has_value());
+  EXPECT_EQ(batch16Short->partitionSize, 256);
+  EXPECT_EQ(batch16Short->blockN, 32);
+  EXPECT_FALSE(chooseDecodeTiling(**h200, 2048, 4096, 128).has_value());  // large grid: tuning table
+  EXPECT_FALSE(chooseDecodeTiling(**h200, 8, 1024, 256).has_value());     // not measured at head 256
   auto host = lookupTarget("host");
   ASSERT_TRUE(host.ok());
-  EXPECT_FALSE(chooseDecodeTiling(**host, 1, 1).has_value());
+  EXPECT_FALSE(chooseDecodeTiling(**host, 1, 1, 128).has_value());
 }
 
 TEST(DecodeTiling, PagedDecodeTakesTheTableRowWhenTheGridIsKnown) {
