@@ -218,9 +218,11 @@ tj.template @paged_decode {
       %one = arith.constant 1.0 : f32
       %one_r = tj.full %one [q_rows] : f32 -> tensor<?xf32>
       %divisor = arith.select %l_zero, %one_r, %l : tensor<?xi1>, tensor<?xf32>
-      %divisor_col = tj.expand_dims %divisor axis 1 : tensor<?xf32> -> tensor<?x1xf32>
-      %divisor_2d = tj.broadcast %divisor_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
-      %normalized = arith.divf %acc, %divisor_2d : tensor<?x?xf32>
+      // One division per row, then products (a division per element costs code and time).
+      %inverse = arith.divf %one_r, %divisor : tensor<?xf32>
+      %inverse_col = tj.expand_dims %inverse axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+      %inverse_2d = tj.broadcast %inverse_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
+      %normalized = arith.mulf %acc, %inverse_2d : tensor<?x?xf32>
       %log_l = math.log %divisor : tensor<?xf32>
       %lse_valid = arith.addf %m, %log_l : tensor<?xf32>
       %lse = arith.select %l_zero, %ninf_r, %lse_valid : tensor<?xi1>, tensor<?xf32>
