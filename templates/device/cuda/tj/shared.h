@@ -42,23 +42,12 @@ constexpr int kMaxSharedBuffers = 8;
 #define TJ_PAGED_ROW_LANES 8
 #endif
 
-// Table entries a paged buffer keeps for its next tile (rows per thread, at most).
-constexpr int kMaxRowsAhead = 16;
-
 // The kernel's record of asynchronous copies, a local of the kernel body.
 struct AsyncCopies {
   int committed = 0;
   int uses[kMaxSharedBuffers] = {};
   // Buffers a dot read since the last barrier of this record (bit b: buffer b).
   unsigned readsPending = 0;
-  // Per placed paged buffer: the block-table entries of the tile after the one it copied last,
-  // loaded then (paged_load_shared), so the next copy does not wait on its table lookups.
-  struct TableAhead {
-    const void* row = nullptr;  // the table row they come from
-    int start = -1;             // the tile's first token
-    int limit = -1;             // rows at or past it were not looked up
-    long long block[kMaxRowsAhead];
-  } ahead[kMaxSharedBuffers];
 
   __device__ __forceinline__ int commit() {
     asm volatile("cp.async.commit_group;" ::: "memory");
@@ -184,15 +173,9 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
   constexpr int kPiecesPerThread = (kRowPieces + kLanes - 1) / kLanes;
   constexpr bool kRagged = int(BN) % kRowsPerPass != 0 || TJ_THREADS % kLanes != 0;
   const int lane = detail::threadId() % kLanes, rowInPass = detail::threadId() / kLanes;
-  // A prefetching loop copies tile after tile: the entries of this tile were loaded by the
-  // previous copy when it was the tile after (same table row, no larger limit).
-  constexpr bool kAhead = kPasses <= kMaxRowsAhead;
-  AsyncCopies::TableAhead& ahead = async.ahead[Buffer];
   if (!vec) {
     detail::pagedCopyScalar<Layout, BN, D>(out.data, S::kStride, cache, table, seq, first, end, bs > 0 ? bs : 1, head);
-    ahead.start = -1;
   } else {
-    const bool fromAhead = kAhead && ahead.start == first && ahead.row == tableRow && end <= ahead.limit;
 #pragma unroll
     for (int m = 0; m < kPasses; ++m) {
       const int row = m * kRowsPerPass + rowInPass;
@@ -203,9 +186,7 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
       const T* src = cache.data;
       if (in) {
         const int logical = t / bs, slot = t - logical * bs;
-        long long block;
-        if constexpr (kAhead) block = fromAhead ? ahead.block[m] : (long long)tableRow[logical * table.stride[1]];
-        else block = (long long)tableRow[logical * table.stride[1]];
+        const long long block = (long long)tableRow[logical * table.stride[1]];
         src = headBase + block * cache.stride[0] + slot * slotStride;
       }
       const unsigned dstRow = detail::sharedAddress(out.data) + unsigned(row * S::kStride) * unsigned(sizeof(T));
@@ -215,20 +196,6 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
         if (kRowPieces % kLanes == 0 || col < int(D))
           detail::cpAsync16(dstRow + unsigned(col) * unsigned(sizeof(T)), src + col, in ? 16 : 0);
       }
-    }
-    if constexpr (kAhead) {
-      // Loads issued now and used by the next copy: nothing waits on them here.
-      const int next = first + int(BN);
-#pragma unroll
-      for (int m = 0; m < kPasses; ++m) {
-        const int row = m * kRowsPerPass + rowInPass;
-        if (kRagged && (rowInPass >= kRowsPerPass || row >= int(BN))) continue;
-        const int t = next + row;
-        ahead.block[m] = t >= 0 && t < end ? (long long)tableRow[(t / bs) * table.stride[1]] : 0;
-      }
-      ahead.start = next;
-      ahead.limit = end;
-      ahead.row = tableRow;
     }
   }
   out.group = async.commit();
