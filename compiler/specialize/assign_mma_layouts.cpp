@@ -89,6 +89,9 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
 
  private:
   LogicalResult runOnKernel(tj::KernelOp kernel) {
+    classes_ = {};
+    layouts_.clear();
+    rejected_.clear();
     cloneSplatsPerUse(kernel);
     buildClasses(kernel);
     markClasses(kernel);
@@ -190,20 +193,20 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
     }
   }
 
-  // Whether `op` can produce its result in layout `wanted` from its operands' layouts.
-  bool canProduce(Operation* op, TileLayout wanted) {
+  // Whether `op` can produce its result in layout `wanted` from its operands as they are now
+  // (ops are decided in program order, so their operands have their final types: a value
+  // converted after its producer is the conversion's result).
+  static bool canProduce(Operation* op, TileLayout wanted) {
     if (wanted == TileLayout::kBlocked) return true;
     if (isElementwise(op) || isSplat(op) || isa<scf::ForOp, scf::IfOp>(op)) return true;
+    auto operandLayout = [&](unsigned i) { return tj::getTileLayout(op->getOperand(i).getType()); };
     if (auto dot = dyn_cast<tj::DotOp>(op)) return isTensorCoreDot(dot) && wanted == TileLayout::kMma;
     if (auto reduce = dyn_cast<tj::ReduceOp>(op))
-      return wanted == TileLayout::kMmaRows && isRowReduce(reduce) &&
-             layoutOf(reduce.getSource()) == TileLayout::kMma;
+      return wanted == TileLayout::kMmaRows && isRowReduce(reduce) && operandLayout(0) == TileLayout::kMma;
     if (auto broadcast = dyn_cast<tj::BroadcastOp>(op))
-      return wanted == TileLayout::kMma && isRowBroadcast(broadcast) &&
-             layoutOf(broadcast.getSource()) == TileLayout::kMmaRows;
+      return wanted == TileLayout::kMma && isRowBroadcast(broadcast) && operandLayout(0) == TileLayout::kMmaRows;
     if (auto expand = dyn_cast<tj::ExpandDimsOp>(op))
-      return wanted == TileLayout::kMmaRows && joinsExpand(expand) &&
-             layoutOf(expand.getSource()) == TileLayout::kMmaRows;
+      return wanted == TileLayout::kMmaRows && joinsExpand(expand) && operandLayout(0) == TileLayout::kMmaRows;
     return false;
   }
 
@@ -266,18 +269,30 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
         result.replaceAllUsesExcept(converted, converted.getDefiningOp());
       }
     }
-    // Consumers.
+    // Consumers. A value converted after its producer that a consumer wants back in the
+    // producer's layout is taken from before the conversion.
+    SmallVector<tj::ConvertLayoutOp> converts;
     kernel.getBody().walk([&](Operation* op) {
-      if (isa<tj::ConvertLayoutOp>(op)) return;
+      if (auto convertOp = dyn_cast<tj::ConvertLayoutOp>(op)) {
+        converts.push_back(convertOp);
+        return;
+      }
       for (unsigned i = 0; i < op->getNumOperands(); ++i) {
         Value operand = op->getOperand(i);
         if (!isTile(operand)) continue;
         TileLayout needed = requiredOperandLayout(op, i);
         if (tj::getTileLayout(operand.getType()) == needed) continue;
+        if (auto earlier = operand.getDefiningOp<tj::ConvertLayoutOp>();
+            earlier && tj::getTileLayout(earlier.getSource().getType()) == needed) {
+          op->setOperand(i, earlier.getSource());
+          continue;
+        }
         OpBuilder builder(op);
         op->setOperand(i, convert(builder, op->getLoc(), operand, needed));
       }
     });
+    for (tj::ConvertLayoutOp convertOp : converts)
+      if (convertOp->use_empty()) convertOp->erase();
   }
 
   llvm::EquivalenceClasses<Value> classes_;

@@ -18,6 +18,15 @@
 // DECODE: tj::MmaTile<float, 16, 128> alpha_2d = tj::broadcast<16, 128>(alpha_col);
 // DECODE: tj::MmaTile<float, 16, 128> acc_new = tj::dot<false>(p_low, v, acc_scaled, async_copies);
 // DECODE: tj::store(args.partial_out, {{.*}}, normalized);
+// With ALiBi the slopes are loaded (blocked) and converted once, before the loop; in the loop
+// they are expanded and broadcast in registers.
+// RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p alibi=1 --emit specialized --no-cache | FileCheck %s --check-prefix=ALIBI
+// ALIBI: tj.convert_layout %{{.*}} to "mma_rows" : tensor<16xf32> -> tensor<16xf32, #tj.mma_rows>
+// ALIBI: scf.for
+// ALIBI-NOT: tj.convert_layout
+// ALIBI: tj.broadcast %{{.*}} [16, 32] : tensor<16x1xf32, #tj.mma_rows> -> tensor<16x32xf32, #tj.mma>
+// ALIBI-NOT: tj.convert_layout
+// ALIBI: scf.yield
 // RUN: tilejit compile %templates/paged_decode.mlir --target host -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=HOST
 // HOST-NOT: Mma
 
@@ -57,6 +66,9 @@ tj.template @t {
     // CHECK: %[[COLS:.*]] = tj.broadcast %{{.*}} [16, 32] : tensor<1x32xi32> -> tensor<16x32xi32>
     // CHECK-NEXT: tj.convert_layout %[[COLS]] to "mma" : tensor<16x32xi32> -> tensor<16x32xi32, #tj.mma>
     %cols = tj.broadcast %r2 [16, 32] : tensor<1x32xi32> -> tensor<16x32xi32>
+    // A consumer that wants the producer's layout takes the value from before the conversion.
+    // CHECK: tj.reshape %[[COLS]] [512]
+    %cols_flat = tj.reshape %cols [512] : tensor<16x32xi32> -> tensor<512xi32>
     // CHECK: scf.for {{.*}} -> (tensor<16x64xf32, #tj.mma>, tensor<16xf32, #tj.mma_rows>)
     %acc, %l = scf.for %i = %c0 to %n step %c1 iter_args(%acc_i = %acc0, %l_i = %b)
         -> (tensor<16x64xf32>, tensor<16xf32>) {
