@@ -29,17 +29,23 @@ struct MmaLayout {
 
   __device__ __forceinline__ static int warp() { return detail::threadId() / 32; }
   __device__ __forceinline__ static int lane() { return detail::threadId() % 32; }
-  __device__ __forceinline__ static int unitRow(int u) {
-    if constexpr (kColumnSplit) return u / (kColUnits / kWarps);
-    else return (u * kWarps + warp()) / kColUnits;
-  }
-  __device__ __forceinline__ static int unitCol(int u) {
-    if constexpr (kColumnSplit) return (u % (kColUnits / kWarps)) * kWarps + warp();
-    else return (u * kWarps + warp()) % kColUnits;
-  }
+  // Slots u past the last unit (round-robin deal) are invalid: they map to unit (0, 0) and
+  // hold nothing, so every index stays in range.
   __device__ __forceinline__ static bool unitValid(int u) {
     if constexpr (kColumnSplit || (kRowUnits * kColUnits) % kWarps == 0) return true;
     else return u * kWarps + warp() < kRowUnits * kColUnits;
+  }
+  // Known at compile time with one row unit or a column split: MmaRows registers are then
+  // indexed statically (a run-time index would put them in local memory).
+  __host__ __device__ static constexpr bool staticRows() { return kRowUnits == 1 || kColumnSplit; }
+  __device__ __forceinline__ static int unitRow(int u) {
+    if constexpr (kRowUnits == 1) return 0;
+    else if constexpr (kColumnSplit) return u / (kColUnits / kWarps);
+    else return unitValid(u) ? (u * kWarps + warp()) / kColUnits : 0;
+  }
+  __device__ __forceinline__ static int unitCol(int u) {
+    if constexpr (kColumnSplit) return (u % (kColUnits / kWarps)) * kWarps + warp();
+    else return unitValid(u) ? (u * kWarps + warp()) % kColUnits : 0;
   }
   __device__ __forceinline__ static int row(int reg) {
     return unitRow(reg / 4) * 16 + lane() / 4 + (reg % 4 >= 2 ? 8 : 0);
@@ -135,6 +141,24 @@ __device__ __forceinline__ MmaRows<U, D...> cast(const MmaRows<T, D...>& x) {
 
 // ---- shape: rows <-> fragments, all in registers -----------------------------------------
 
+namespace detail {
+// The row value of fragment register `reg`: a static register when the layout knows the row
+// at compile time, else a select over the row registers (no run-time register index).
+template <typename L, typename Rows>
+__device__ __forceinline__ auto rowValue(const Rows& x, int reg) {
+  if constexpr (L::staticRows()) {
+    return x.v[L::rowReg(reg)];
+  } else {
+    auto value = x.v[0];
+    const int wanted = L::rowReg(reg);
+#pragma unroll
+    for (int r = 1; r < Rows::L::kRegs; ++r)
+      if (r == wanted) value = x.v[r];
+    return value;
+  }
+}
+}  // namespace detail
+
 template <int A, typename T, int64_t M>
 __device__ __forceinline__ MmaRows<T, M, 1> expand_dims(const MmaRows<T, M>& x) {
   static_assert(A == 1, "expand_dims of an mma_rows tile appends the last axis");
@@ -150,7 +174,7 @@ __device__ __forceinline__ MmaTile<T, M, N> broadcast(const MmaRows<T, S, 1>& x)
   using L = MmaLayout<M, N>;
   MmaTile<T, M, N> out;
 #pragma unroll
-  for (int i = 0; i < L::kRegs; ++i) out.v[i] = x.v[L::rowReg(i)];
+  for (int i = 0; i < L::kRegs; ++i) out.v[i] = detail::rowValue<L>(x, i);
   return out;
 }
 
@@ -186,8 +210,17 @@ __device__ __forceinline__ MmaRows<T, M> reduceRows(const MmaTile<T, M, N>& x, R
 #pragma unroll
   for (int r = 0; r < R::kRegs; ++r) partial[r] = Op::template identity<P>();
 #pragma unroll
-  for (int i = 0; i < L::kRegs; ++i)
-    if (L::holds(i)) partial[L::rowReg(i)] = Op::apply(partial[L::rowReg(i)], P(widen(x.v[i])));
+  for (int i = 0; i < L::kRegs; ++i) {
+    if (!L::holds(i)) continue;
+    if constexpr (L::staticRows()) {
+      partial[L::rowReg(i)] = Op::apply(partial[L::rowReg(i)], P(widen(x.v[i])));
+    } else {
+      const int wanted = L::rowReg(i);
+#pragma unroll
+      for (int r = 0; r < R::kRegs; ++r)
+        if (r == wanted) partial[r] = Op::apply(partial[r], P(widen(x.v[i])));
+    }
+  }
   // The quad's lanes hold the row's other columns; combining symmetric pairs leaves the same
   // bits in all four lanes.
 #pragma unroll
