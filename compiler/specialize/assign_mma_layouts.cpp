@@ -92,6 +92,7 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
     classes_ = {};
     layouts_.clear();
     rejected_.clear();
+    conversions_.clear();
     cloneSplatsPerUse(kernel);
     buildClasses(kernel);
     markClasses(kernel);
@@ -244,6 +245,18 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
     return builder.create<tj::ConvertLayoutOp>(loc, type, value, tj::stringifyTileLayout(layout));
   }
 
+  // One conversion of `value` to `layout` for all its consumers, right after its definition
+  // (so it dominates them all, and one of a value defined before a loop stays before it).
+  Value convertOnce(Value value, TileLayout layout) {
+    Value& converted = conversions_[{value, int(layout)}];
+    if (converted) return converted;
+    OpBuilder builder(value.getContext());
+    if (Operation* def = value.getDefiningOp()) builder.setInsertionPointAfter(def);
+    else builder.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+    converted = convert(builder, value.getLoc(), value, layout);
+    return converted;
+  }
+
   // 3. Types from the classes; conversions where a producer or a consumer cannot follow.
   void retypeAndRepair(tj::KernelOp kernel) {
     SmallVector<Operation*> ops;
@@ -287,8 +300,7 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
           op->setOperand(i, earlier.getSource());
           continue;
         }
-        OpBuilder builder(op);
-        op->setOperand(i, convert(builder, op->getLoc(), operand, needed));
+        op->setOperand(i, convertOnce(operand, needed));
       }
     });
     for (tj::ConvertLayoutOp convertOp : converts)
@@ -298,6 +310,7 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
   llvm::EquivalenceClasses<Value> classes_;
   llvm::DenseMap<Value, TileLayout> layouts_;
   llvm::DenseSet<std::pair<Value, int>> rejected_;
+  llvm::DenseMap<std::pair<Value, int>, Value> conversions_;
 };
 
 }  // namespace

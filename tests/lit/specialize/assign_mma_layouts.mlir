@@ -95,13 +95,13 @@ tj.template @t {
       %acc_next = tj.dot %p_low, %k, %acc_i : tensor<16x32xbf16>, tensor<32x64xbf16>, tensor<16x64xf32> -> tensor<16x64xf32>
       scf.yield %acc_next, %l_next : tensor<16x64xf32>, tensor<16xf32>
     }
-    // Stores take any layout; a reshape needs the blocked one.
+    // Stores take any layout; a reshape needs the blocked one, converted right after the loop.
+    // CHECK: %[[BACK:.*]] = tj.convert_layout %{{.*}} to "blocked" : tensor<16x64xf32, #tj.mma> -> tensor<16x64xf32>
     // CHECK: tj.store %{{.*}} : tensor<16x64xf32, #tj.mma>
     tj.store %acc, %out[%c0, %c0] : tensor<16x64xf32>, !tj.view<[16, 64], f32>
     // CHECK: tj.store %{{.*}} : tensor<16xf32, #tj.mma_rows>
     tj.store %l, %lse[%c0] : tensor<16xf32>, !tj.view<[16], f32>
-    // CHECK: %[[BACK:.*]] = tj.convert_layout %{{.*}} to "blocked" : tensor<16x64xf32, #tj.mma> -> tensor<16x64xf32>
-    // CHECK-NEXT: tj.reshape %[[BACK]]
+    // CHECK: tj.reshape %[[BACK]]
     %flat = tj.reshape %acc [1024] : tensor<16x64xf32> -> tensor<1024xf32>
   }
 }
@@ -125,5 +125,37 @@ tj.template @fma {
     %acc = tj.full %zero [16, 16] : f32 -> tensor<16x16xf32>
     %y = tj.dot %x, %x, %acc : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
     tj.store %y, %out[%c0, %c0] : tensor<16x16xf32>, !tj.view<[16, 16], f32>
+  }
+}
+
+// Consumers the mma layouts cannot feed get the blocked layout: a reduction along the columns
+// and an FMA dot (f32 operands) taking a tensor-core dot's result as its accumulator; they
+// share one conversion.
+tj.template @boundaries {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %threads = arith.constant 128 : index
+    tj.yield %threads : index
+  }
+  // CHECK-LABEL: tj.kernel @column_reduce_and_fma
+  tj.kernel @column_reduce_and_fma(%x: !tj.view<[16, 16], bf16>, %y: !tj.view<[16, 16], f32>,
+                                   %out: !tj.view<[16], f32>, %out2: !tj.view<[16, 16], f32>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %a = tj.load %x[%c0, %c0] [16, 16] : !tj.view<[16, 16], bf16> -> tensor<16x16xbf16>
+    %f = tj.load %y[%c0, %c0] [16, 16] : !tj.view<[16, 16], f32> -> tensor<16x16xf32>
+    %acc = tj.full %zero [16, 16] : f32 -> tensor<16x16xf32>
+    // CHECK: %[[S:.*]] = tj.dot {{.*}} -> tensor<16x16xf32, #tj.mma>
+    %s = tj.dot %a, %a, %acc {trans_b} : tensor<16x16xbf16>, tensor<16x16xbf16>, tensor<16x16xf32> -> tensor<16x16xf32>
+    // CHECK: %[[SB:.*]] = tj.convert_layout %[[S]] to "blocked" : tensor<16x16xf32, #tj.mma> -> tensor<16x16xf32>
+    // CHECK-NOT: tj.convert_layout
+    // CHECK: tj.reduce sum %[[SB]] axis 0 : tensor<16x16xf32> -> tensor<16xf32>
+    %col = tj.reduce sum %s axis 0 : tensor<16x16xf32> -> tensor<16xf32>
+    tj.store %col, %out[%c0] : tensor<16xf32>, !tj.view<[16], f32>
+    // CHECK: tj.dot %{{.*}}, %{{.*}}, %[[SB]] : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %g = tj.dot %f, %f, %s : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    tj.store %g, %out2[%c0, %c0] : tensor<16x16xf32>, !tj.view<[16, 16], f32>
   }
 }
