@@ -243,6 +243,42 @@ absl::Status checkConstraints(tj::TemplateOp templ,
   return absl::OkStatus();
 }
 
+// Tile layouts are the compiler's (tj-assign-mma-layouts on CUDA targets): a template that
+// writes one would bypass the pass and fail on backends without that layout.
+absl::Status checkNoAuthoredLayouts(tj::TemplateOp templ) {
+  std::string problem;
+  auto layoutOf = [](Type type) { return tj::getTileLayout(type); };
+  templ.walk([&](Operation* op) {
+    llvm::raw_string_ostream os(problem);
+    Location where = op->getLoc();
+    if (auto named = dyn_cast<NameLoc>(where)) where = named.getChildLoc();
+    if (auto convert = dyn_cast<tj::ConvertLayoutOp>(op); convert && convert.getLayout() != "blocked") {
+      os << "tj.convert_layout to \"" << convert.getLayout() << "\" at " << where;
+      return WalkResult::interrupt();
+    }
+    for (Value result : op->getResults())
+      if (layoutOf(result.getType()) != tj::TileLayout::kBlocked) {
+        os << op->getName() << " at " << where << " has tile type " << result.getType();
+        return WalkResult::interrupt();
+      }
+    for (Region& region : op->getRegions())
+      for (Block& block : region)
+        for (BlockArgument arg : block.getArguments())
+          if (layoutOf(arg.getType()) != tj::TileLayout::kBlocked) {
+            os << "a block argument of " << op->getName() << " at " << where << " has tile type "
+               << arg.getType();
+            return WalkResult::interrupt();
+          }
+    return WalkResult::advance();
+  });
+  if (!problem.empty())
+    return absl::InvalidArgumentError(absl::StrCat(
+        "template '", templ.getSymName().str(), "' sets a tile layout (", problem,
+        "); layouts are assigned by the compiler on the targets that have them: write tiles "
+        "without encodings"));
+  return absl::OkStatus();
+}
+
 absl::Status checkStaticShapes(tj::TemplateOp templ) {
   std::string problem;
   templ.walk([&](Operation* op) {
@@ -359,6 +395,7 @@ absl::StatusOr<SpecializedKernel> specializeTemplate(
   templ->setAttr("tj.parameters", boundAttrs.getDictionary(&context));
   templ->setAttr("tj.target", StringAttr::get(&context, target.name));
 
+  TJ_RETURN_IF_ERROR(checkNoAuthoredLayouts(templ));
   PassManager pm(&context);
   pm.addPass(createRefineTileShapesPass());
   pm.addPass(createCanonicalizerPass());
