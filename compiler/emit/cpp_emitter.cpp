@@ -42,6 +42,10 @@ class BodyEmitter {
         names_[arg] = "args." + field;
       usedNames_.insert(field);
     }
+    kernel.walk([&](tj::ReduceOp reduce) {
+      if (tj::getTileLayout(reduce.getSource().getType()) == tj::TileLayout::kMma)
+        exchangeRows_ = std::max(exchangeRows_, cast<RankedTensorType>(reduce.getSource().getType()).getDimSize(0));
+    });
   }
 
   // Tiles the placement pass put in shared memory (placed loads' results and the loop values
@@ -72,7 +76,7 @@ class BodyEmitter {
       async_ = uniqueName("async_copies");
       line(indent, absl::StrCat("tj::AsyncCopies ", async_, ";"));
     }
-    if (rowExchangeRows(kernel_) > 0) {
+    if (exchangeRows_ > 0) {
       // The ring through which mma row reductions exchange partial rows between warps.
       exchange_ = uniqueName("row_exchange");
       line(indent, absl::StrCat("tj::RowExchange ", exchange_, ";"));
@@ -81,15 +85,9 @@ class BodyEmitter {
     return absl::OkStatus();
   }
 
-  // The most rows an mma row reduction of the kernel reduces (0: none).
-  static int64_t rowExchangeRows(tj::KernelOp kernel) {
-    int64_t rows = 0;
-    kernel.walk([&](tj::ReduceOp reduce) {
-      if (tj::getTileLayout(reduce.getSource().getType()) == tj::TileLayout::kMma)
-        rows = std::max(rows, cast<RankedTensorType>(reduce.getSource().getType()).getDimSize(0));
-    });
-    return rows;
-  }
+  // The most rows an mma row reduction of the kernel reduces (0: none): the size of the
+  // library's row-exchange ring (TJ_ROW_EXCHANGE_ROWS).
+  int64_t rowExchangeRows() const { return exchangeRows_; }
 
   static absl::StatusOr<std::string> cppType(Type type) {
     if (type.isF32()) return std::string("float");
@@ -269,6 +267,7 @@ class BodyEmitter {
   int64_t dynamicSharedBytes_ = 0;
   std::string async_;
   std::string exchange_;
+  int64_t exchangeRows_ = 0;
   std::set<std::string> usedNames_;
   int unnamed_ = 0;
 };
@@ -558,9 +557,9 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
   // (and lose occupancy to) the library's maximum. Backends without shared memory ignore it.
   int64_t scratchBytes = libraryScratchBytes(kernel);
   out += absl::StrCat("#define TJ_SMEM_BYTES ", scratchBytes, "\n");
-  if (int64_t rows = BodyEmitter::rowExchangeRows(kernel); rows > 0)
-    out += absl::StrCat("#define TJ_ROW_EXCHANGE_ROWS ", rows, "\n");
   BodyEmitter body(kernel, out);
+  if (body.rowExchangeRows() > 0)
+    out += absl::StrCat("#define TJ_ROW_EXCHANGE_ROWS ", body.rowExchangeRows(), "\n");
   body.findSharedTiles();
   emitted.metadata.dynamicSharedBytes = body.dynamicSharedBytes();
   // The reserved parameter `min_blocks_per_sm` is an occupancy hint for backends that can

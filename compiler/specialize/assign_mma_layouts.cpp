@@ -44,19 +44,11 @@ bool isSplat(Operation* op) {
   return constant && isa<SplatElementsAttr>(constant.getValue());
 }
 
-// Whether `value`'s shape can carry `layout` (tj.mma / tj.mma_rows encodings' rules).
+// Whether `value`'s (static) shape can carry `layout`: the encodings' own rule.
 bool canHold(Value value, TileLayout layout) {
   auto tile = dyn_cast<RankedTensorType>(value.getType());
   if (!tile || !tile.hasStaticShape()) return layout == TileLayout::kBlocked;
-  switch (layout) {
-    case TileLayout::kBlocked: return true;
-    case TileLayout::kMma:
-      return tile.getRank() == 2 && tile.getDimSize(0) % 16 == 0 && tile.getDimSize(1) % 8 == 0;
-    case TileLayout::kMmaRows:
-      return tile.getDimSize(0) % 16 == 0 &&
-             (tile.getRank() == 1 || (tile.getRank() == 2 && tile.getDimSize(1) == 1));
-  }
-  return false;
+  return tj::tileLayoutProblem(tile.getShape(), layout) == nullptr;
 }
 
 bool isRowReduce(tj::ReduceOp reduce) {

@@ -48,19 +48,33 @@ bool multipleOf(int64_t extent, int64_t unit) {
 }
 }  // namespace
 
+const char* mlir::tj::tileLayoutProblem(ArrayRef<int64_t> shape, TileLayout layout) {
+  switch (layout) {
+    case TileLayout::kBlocked: return nullptr;
+    case TileLayout::kMma:
+      if (shape.size() != 2) return "#tj.mma needs a 2-D tile";
+      if (!multipleOf(shape[0], 16) || !multipleOf(shape[1], 8))
+        return "#tj.mma needs rows a multiple of 16 and columns a multiple of 8";
+      return nullptr;
+    case TileLayout::kMmaRows: {
+      bool column = shape.size() == 2 && (ShapedType::isDynamic(shape[1]) || shape[1] == 1);
+      if (shape.size() != 1 && !column) return "#tj.mma_rows needs an [M] or [M, 1] tile";
+      if (!multipleOf(shape[0], 16)) return "#tj.mma_rows needs rows a multiple of 16";
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
 LogicalResult MmaEncodingAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
                                               function_ref<InFlightDiagnostic()> emitError) const {
-  if (shape.size() != 2) return emitError() << "#tj.mma needs a 2-D tile";
-  if (!multipleOf(shape[0], 16) || !multipleOf(shape[1], 8))
-    return emitError() << "#tj.mma needs rows a multiple of 16 and columns a multiple of 8";
+  if (const char* problem = tileLayoutProblem(shape, TileLayout::kMma)) return emitError() << problem;
   return success();
 }
 
 LogicalResult MmaRowsEncodingAttr::verifyEncoding(
     ArrayRef<int64_t> shape, Type, function_ref<InFlightDiagnostic()> emitError) const {
-  bool column = shape.size() == 2 && (ShapedType::isDynamic(shape[1]) || shape[1] == 1);
-  if (shape.size() != 1 && !column) return emitError() << "#tj.mma_rows needs an [M] or [M, 1] tile";
-  if (!multipleOf(shape[0], 16)) return emitError() << "#tj.mma_rows needs rows a multiple of 16";
+  if (const char* problem = tileLayoutProblem(shape, TileLayout::kMmaRows)) return emitError() << problem;
   return success();
 }
 

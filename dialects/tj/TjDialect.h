@@ -50,5 +50,7 @@ TileLayout getTileLayout(Type type);
 // `type` with `layout`'s encoding (none for kBlocked); non-tiles are returned unchanged.
 Type withTileLayout(Type type, TileLayout layout);
 StringRef stringifyTileLayout(TileLayout layout);
+// Why a tile of `shape` cannot have `layout` (dynamic extents pass), or null when it can.
+const char* tileLayoutProblem(ArrayRef<int64_t> shape, TileLayout layout);
 
 }  // namespace mlir::tj
