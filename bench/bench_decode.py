@@ -18,6 +18,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
 from common import bench, decode_reference as reference, rel_err  # noqa: E402
+from decode_data import decode_inputs  # noqa: E402
 
 import tilejit  # noqa: E402
 
@@ -61,14 +62,11 @@ def run_case(hq, hkv, b, ctx):
         write(rec)
         return rec
     dev = "cuda"
-    nblk = b * ctx // BS
-    k_cache = torch.empty(nblk, BS, hkv, D, dtype=torch.bfloat16, device=dev).normal_()
-    v_cache = torch.empty(nblk, BS, hkv, D, dtype=torch.bfloat16, device=dev).normal_()
-    block_table = torch.randperm(nblk, device=dev).to(torch.int32).view(b, ctx // BS)
+    data = decode_inputs(b, ctx, hq, hkv, D, BS, dev)
+    k_cache, v_cache, block_table, seq_lens, q = data.k_cache, data.v_cache, data.table, data.lens, data.q
+    del data
     block_table64 = block_table.to(torch.int64)
-    seq_lens = torch.full((b,), ctx, dtype=torch.int32, device=dev)
     cu_q = torch.arange(b + 1, dtype=torch.int32, device=dev)
-    q = torch.randn(b, hq, D, dtype=torch.bfloat16, device=dev)
     scale = 1.0 / math.sqrt(D)
     ones = torch.ones(1, dtype=torch.float32, device=dev)
     out = torch.empty(b, hq, D, dtype=torch.bfloat16, device=dev)

@@ -12,6 +12,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 import tilejit  # noqa: E402
+from decode_data import decode_inputs  # noqa: E402
 
 jit = tilejit.Jit()
 H, D = 32, 128
@@ -33,12 +34,8 @@ cache = jit.load("reshape_and_cache")
 cache(key, val, kc, vc, slot)
 
 b, ctx, hq, hkv = 64, 4096, 32, 8
-nblk = b * ctx // BS
-kc2 = torch.empty(nblk, BS, hkv, D, dtype=torch.bfloat16, device="cuda").normal_()
-vc2 = torch.empty_like(kc2).normal_()
-table = torch.randperm(nblk, device="cuda").to(torch.int32).view(b, ctx // BS)
-lens = torch.full((b,), ctx, dtype=torch.int32, device="cuda")
-q = torch.randn(b, hq, D, dtype=torch.bfloat16, device="cuda")
+data = decode_inputs(b, ctx, hq, hkv, D, BS)
+kc2, vc2, table, lens, q = data.k_cache, data.v_cache, data.table, data.lens, data.q
 o = torch.empty_like(q)
 # Extra paged_decode parameters for experiments, e.g. '{"min_blocks_per_sm": 4}'.
 dec = jit.load("paged_decode", gqa_ratio=4, **json.loads(os.environ.get("DECODE_PARAMS", "{}")))

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
 from common import bench  # noqa: E402
 
 import tilejit  # noqa: E402
+from decode_data import decode_inputs  # noqa: E402
 
 OUT = os.environ.get("OUT", "/tmp/out")
 jit = tilejit.Jit()
@@ -68,12 +69,8 @@ def sweep_decode():
              (64, 8, 256, 4096)]
     templates = {"shipped": "paged_decode", "v_early": "bench/variants/paged_decode_v_early.mlir"}
     for hq, hkv, b, ctx in cells:
-        nblk = b * ctx // BS
-        kc = torch.empty(nblk, BS, hkv, D, dtype=torch.bfloat16, device="cuda").normal_()
-        vc = torch.empty_like(kc).normal_()
-        table = torch.randperm(nblk, device="cuda").to(torch.int32).view(b, ctx // BS)
-        lens = torch.full((b,), ctx, dtype=torch.int32, device="cuda")
-        q = torch.randn(b, hq, D, dtype=torch.bfloat16, device="cuda")
+        data = decode_inputs(b, ctx, hq, hkv, D, BS)
+        kc, vc, table, lens, q = data.k_cache, data.v_cache, data.table, data.lens, data.q
         out = torch.empty_like(q)
         slopes = torch.zeros(hq, device="cuda")
         kv_bytes = b * ctx * hkv * D * 4
@@ -95,7 +92,7 @@ def sweep_decode():
             record(dict(item="decode", hq=hq, hkv=hkv, batch=b, ctx=ctx, template=tname,
                         block_n=bn, num_warps=warps, partition_size=part, us=us,
                         TBps=kv_bytes / us / 1e6, registers=dec.info.registers))
-        del kc, vc
+        del kc, vc, data
         torch.cuda.empty_cache()
 
 
@@ -127,12 +124,8 @@ def sweep_occupancy():
                     TBps=4 * N * HK * D * 2 / us / 1e6))
     del kc, vc
     b, ctx, hq, hkv = 64, 4096, 32, 8
-    nblk = b * ctx // BS
-    kc = torch.empty(nblk, BS, hkv, D, dtype=torch.bfloat16, device="cuda").normal_()
-    vc = torch.empty_like(kc).normal_()
-    table = torch.randperm(nblk, device="cuda").to(torch.int32).view(b, ctx // BS)
-    lens = torch.full((b,), ctx, dtype=torch.int32, device="cuda")
-    q = torch.randn(b, hq, D, dtype=torch.bfloat16, device="cuda")
+    data = decode_inputs(b, ctx, hq, hkv, D, BS)
+    kc, vc, table, lens, q = data.k_cache, data.v_cache, data.table, data.lens, data.q
     o = torch.empty_like(q)
     po = torch.empty(b, 4, hq, D, device="cuda")
     plse = torch.empty(b, 4, hq, device="cuda")

@@ -1,0 +1,16 @@
+"""Paged-decode inputs shared by the benchmark scripts: a bf16 K/V cache [blocks, block, kv
+heads, head] of random normals behind a shuffled block table, sequences of full length
+`ctx`, and one query token per sequence."""
+import types
+
+import torch
+
+
+def decode_inputs(b, ctx, hq, hkv, D=128, BS=16, device="cuda"):
+    nblk = b * ctx // BS
+    k_cache = torch.empty(nblk, BS, hkv, D, dtype=torch.bfloat16, device=device).normal_()
+    v_cache = torch.empty_like(k_cache).normal_()
+    table = torch.randperm(nblk, device=device).to(torch.int32).view(b, ctx // BS)
+    lens = torch.full((b,), ctx, dtype=torch.int32, device=device)
+    q = torch.randn(b, hq, D, dtype=torch.bfloat16, device=device)
+    return types.SimpleNamespace(k_cache=k_cache, v_cache=v_cache, table=table, lens=lens, q=q)
