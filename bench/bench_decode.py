@@ -18,7 +18,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
 from common import bench, decode_reference as reference, rel_err  # noqa: E402
-from decode_data import decode_inputs  # noqa: E402
+from decode_data import decode_inputs, merge_step  # noqa: E402
 
 import tilejit  # noqa: E402
 
@@ -31,18 +31,22 @@ VARIANTS = [(p, n) for p in PARTITIONS for n in BLOCK_NS]
 CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset
 # Extra paged_decode parameters for experiments, e.g. '{"min_blocks_per_sm": 4}'.
 DECODE_PARAMS = json.loads(os.environ.get("DECODE_PARAMS", "{}"))
+# Extra paged_decode_reduce parameters, e.g. '{"partitions_per_step": 8, "num_warps": 2}'.
+REDUCE_PARAMS = json.loads(os.environ.get("REDUCE_PARAMS", "{}"))
 jit = tilejit.Jit()
 _kernels = {}
 
 
-def kernels(ratio, partition, block_n):
-    key = (ratio, partition, block_n)
+def kernels(ratio, partition, block_n, partitions):
+    key = (ratio, partition, block_n, merge_step(partitions))
     if key not in _kernels:
         common = dict(dtype="bf16", head_size=D, gqa_ratio=ratio, q_rows=16,
                       partition_size=partition)
         params = dict(dict(block_size=BS, block_n=block_n, num_warps=4), **DECODE_PARAMS)
         dec = jit.load("paged_decode", **params, **common)
-        red = jit.load("paged_decode_reduce", num_warps=4, **common)
+        red = jit.load("paged_decode_reduce", **dict(dict(
+            dtype="bf16", head_size=D, partition_size=partition,
+            partitions_per_step=merge_step(partitions)), **REDUCE_PARAMS))
         _kernels[key] = (dec, red)
     return _kernels[key]
 
@@ -90,11 +94,11 @@ def run_case(hq, hkv, b, ctx):
     # tilejit, one partition size at a time
     slopes = torch.zeros(hq, dtype=torch.float32, device=dev)
     for partition, block_n in VARIANTS:
-        dec, red = kernels(hq // hkv, partition, block_n)
         parts = max(1, math.ceil(ctx / partition))
+        dec, red = kernels(hq // hkv, partition, block_n, parts)
         p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
-        dargs = dec.make_args(p_out, p_lse, q, k_cache, v_cache, block_table, seq_lens, slopes,
+        dargs = dec.make_args(out, p_out, p_lse, q, k_cache, v_cache, block_table, seq_lens, slopes,
                               scale, 0.0, 0)
         rargs = red.make_args(out, p_out, p_lse, seq_lens)
 

@@ -1,6 +1,6 @@
 """Paged-decode inputs shared by the benchmark scripts: a bf16 K/V cache [blocks, block, kv
 heads, head] of random normals behind a shuffled block table, sequences of full length
-`ctx`, and one query token per sequence."""
+`ctx`, and one query token per sequence; and the merge step PagedDecode would pick."""
 import types
 
 import torch
@@ -14,3 +14,12 @@ def decode_inputs(b, ctx, hq, hkv, D=128, BS=16, device="cuda"):
     lens = torch.full((b,), ctx, dtype=torch.int32, device=device)
     q = torch.randn(b, hq, D, dtype=torch.bfloat16, device=device)
     return types.SimpleNamespace(k_cache=k_cache, v_cache=v_cache, table=table, lens=lens, q=q)
+
+
+def merge_step(partitions, widest=16):
+    """The merge's partitions_per_step as PagedDecode picks it for a known max_model_len: the
+    tuned 16, or the next power of two of the partition count when that is smaller."""
+    step = 1
+    while step < partitions and step < widest:
+        step *= 2
+    return step

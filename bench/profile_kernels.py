@@ -39,11 +39,11 @@ kc2, vc2, table, lens, q = data.k_cache, data.v_cache, data.table, data.lens, da
 o = torch.empty_like(q)
 # Extra paged_decode parameters for experiments, e.g. '{"min_blocks_per_sm": 4}'.
 dec = jit.load("paged_decode", gqa_ratio=4, **json.loads(os.environ.get("DECODE_PARAMS", "{}")))
-red = jit.load("paged_decode_reduce", gqa_ratio=4)
+red = jit.load("paged_decode_reduce")
 parts = math.ceil(ctx / 1024)
 po = torch.empty(b, parts, hq, D, device="cuda")
 plse = torch.empty(b, parts, hq, device="cuda")
-dec(po, plse, q, kc2, vc2, table, lens, torch.zeros(hq, device="cuda"), 1 / math.sqrt(D), 0.0, 0)
+dec(o, po, plse, q, kc2, vc2, table, lens, torch.zeros(hq, device="cuda"), 1 / math.sqrt(D), 0.0, 0)
 red(o, po, plse, lens)
 torch.cuda.synchronize()
 print("launched merge, reshape_and_cache, paged_decode, paged_decode_reduce")

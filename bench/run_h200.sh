@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call: GPU tests, the main job on the GPU, then the benchmarks. Expects
 # scripts/stage_for_device.sh to have filled .device/bin and the peer kernels in .peers/.
-# Usage (device tool): bash bench/run_h200.sh [tests] [run] [memory] [decode] [jit]
+# Usage (device tool): bash bench/run_h200.sh [tests] [run] [memory] [small] [decode] [jit]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 B=.device/bin
@@ -15,6 +15,7 @@ for step in $steps; do
     tests) $B/tilejit_gpu_tests --gtest_brief=1 2>&1 | tee "$OUT/gpu_tests.txt" | tail -40 ;;
     run) $B/tilejit run --iterations 50 2>&1 | tee "$OUT/run.txt" ;;
     memory) python3 bench/bench_memory_kernels.py 2>&1 | tee "$OUT/memory.txt" | tail -12 ;;
+    small) python3 bench/profile_small_batch.py 2>&1 | tee "$OUT/small.txt" | tail -60 ;;
     decode) python3 bench/bench_decode.py 2>&1 | tee "$OUT/decode.txt" | tail -45 ;;
     jit)
       rm -rf /tmp/tilejit-jit && export TILEJIT_CACHE_DIR=/tmp/tilejit-jit

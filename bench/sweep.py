@@ -67,7 +67,7 @@ def sweep_decode():
     D, BS = 128, 16
     cells = [(32, 8, 1, 16384), (32, 8, 16, 4096), (32, 8, 64, 16384), (32, 32, 64, 4096),
              (64, 8, 256, 4096)]
-    templates = {"shipped": "paged_decode", "v_early": "bench/variants/paged_decode_v_early.mlir"}
+    templates = {"shipped": "paged_decode"}
     for hq, hkv, b, ctx in cells:
         data = decode_inputs(b, ctx, hq, hkv, D, BS)
         kc, vc, table, lens, q = data.k_cache, data.v_cache, data.table, data.lens, data.q
@@ -79,14 +79,14 @@ def sweep_decode():
             common = dict(gqa_ratio=hq // hkv, q_rows=16, partition_size=part)
             try:
                 dec = jit.load(tpath, block_n=bn, num_warps=warps, **common)
-                red = jit.load("paged_decode_reduce", num_warps=4, **common)
+                red = jit.load("paged_decode_reduce", partition_size=part)
             except tilejit.TilejitError as e:
                 record(dict(item="decode", error=str(e)[:200], template=tname, block_n=bn))
                 continue
             parts = math.ceil(ctx / part)
             po = torch.empty(b, parts, hq, D, device="cuda")
             pl = torch.empty(b, parts, hq, device="cuda")
-            da = dec.make_args(po, pl, q, kc, vc, table, lens, slopes, 1 / math.sqrt(D), 0.0, 0)
+            da = dec.make_args(out, po, pl, q, kc, vc, table, lens, slopes, 1 / math.sqrt(D), 0.0, 0)
             ra = red.make_args(out, po, pl, lens)
             us = time_us(lambda: (dec.launch_args(da), red.launch_args(ra)))
             record(dict(item="decode", hq=hq, hkv=hkv, batch=b, ctx=ctx, template=tname,
@@ -129,11 +129,11 @@ def sweep_occupancy():
     o = torch.empty_like(q)
     po = torch.empty(b, 4, hq, D, device="cuda")
     plse = torch.empty(b, 4, hq, device="cuda")
-    red = jit.load("paged_decode_reduce", gqa_ratio=4)
+    red = jit.load("paged_decode_reduce")
     ra = red.make_args(o, po, plse, lens)
     for m in (0, 5, 6, 8):
         dec = jit.load("paged_decode", gqa_ratio=4, min_blocks_per_sm=m)
-        da = dec.make_args(po, plse, q, kc, vc, table, lens, torch.zeros(hq, device="cuda"),
+        da = dec.make_args(o, po, plse, q, kc, vc, table, lens, torch.zeros(hq, device="cuda"),
                            1 / math.sqrt(D), 0.0, 0)
         us = time_us(lambda: (dec.launch_args(da), red.launch_args(ra)))
         record(dict(item="occ_decode", min_blocks_per_sm=m, registers=dec.info.registers, us=us,

@@ -1,6 +1,8 @@
 // The CUDA backend: loads CUBINs with the driver API and launches kernels that take their
 // arguments as one struct by value (templates/device/README.md, "Kernel ABI").
+#include <cstdlib>
 #include <limits>
+#include <string_view>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/cuda_driver.h"
@@ -39,7 +41,11 @@ class CudaDevice : public Device {
         major_(major),
         minor_(minor),
         maxGrid_{maxGrid[0], maxGrid[1], maxGrid[2]},
-        maxSharedOptin_(maxSharedOptin) {}
+        maxSharedOptin_(maxSharedOptin),
+        // TILEJIT_EARLY_LAUNCH=0 turns it off (to measure it, or to rule it out).
+        earlyLaunch_(major >= 9 && api->cuLaunchKernelEx &&
+                     std::string_view(getenv("TILEJIT_EARLY_LAUNCH") ? getenv("TILEJIT_EARLY_LAUNCH")
+                                                                     : "1") != "0") {}
 
   std::string name() const override { return absl::StrCat(name_, " (", target(), ")"); }
   std::string target() const override { return absl::StrCat("sm_", major_ * 10 + minor_); }
@@ -136,6 +142,24 @@ class CudaDevice : public Device {
     void* extra[] = {kLaunchParamBufferPointer, const_cast<void*>(packedArgs),
                      kLaunchParamBufferSize, &size, kLaunchParamEnd};
     const KernelMetadata& metadata = kernel.metadata();
+    // A kernel that waits for its predecessor's writes itself may be launched before that
+    // predecessor ends: its launch overlaps the predecessor's last programs (sm_90+).
+    if (metadata.waitsForPreviousKernel && earlyLaunch_) {
+      CUlaunchAttribute early{};
+      early.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+      early.value.programmaticStreamSerializationAllowed = 1;
+      CUlaunchConfig config{static_cast<unsigned>(grid[0]),
+                            static_cast<unsigned>(grid[1]),
+                            static_cast<unsigned>(grid[2]),
+                            static_cast<unsigned>(metadata.threadsPerProgram),
+                            1u,
+                            1u,
+                            static_cast<unsigned>(metadata.dynamicSharedBytes),
+                            static_cast<CUstream>(stream),
+                            &early,
+                            1u};
+      return TJ_CU_CHECK(*api_, cuLaunchKernelEx, &config, cudaKernel.function(), nullptr, extra);
+    }
     return TJ_CU_CHECK(*api_, cuLaunchKernel, cudaKernel.function(), static_cast<unsigned>(grid[0]),
                        static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
                        static_cast<unsigned>(metadata.threadsPerProgram), 1u, 1u,
@@ -155,6 +179,7 @@ class CudaDevice : public Device {
   int minor_;
   int64_t maxGrid_[3];
   int64_t maxSharedOptin_;
+  bool earlyLaunch_;  // programmatic dependent launch for kernels that wait for their predecessor
 };
 
 }  // namespace

@@ -70,6 +70,7 @@ absl::StatusOr<LoadedDriver*> loadDriver() {
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuFuncGetAttribute, {"cuFuncGetAttribute"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuFuncSetAttribute, {"cuFuncSetAttribute"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuLaunchKernel, {"cuLaunchKernel"}));
+  if (!resolve(lib, api.cuLaunchKernelEx, {"cuLaunchKernelEx"}).ok()) api.cuLaunchKernelEx = nullptr;
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuMemAlloc, {"cuMemAlloc_v2"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuMemFree, {"cuMemFree_v2"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuMemcpyHtoD, {"cuMemcpyHtoD_v2"}));

@@ -37,6 +37,27 @@ inline constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 inline constexpr int CU_STREAM_NON_BLOCKING = 1;
 inline constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 inline constexpr unsigned CU_EVENT_DEFAULT = 0;
+inline constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+
+// cuLaunchKernelEx's configuration, laid out as cuda.h declares it (CUDA 11.8+).
+struct CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    void* align;  // the union holds pointers in cuda.h
+    int programmaticStreamSerializationAllowed;
+  } value;
+};
+static_assert(sizeof(CUlaunchAttribute) == 72, "cuda.h's CUlaunchAttribute is 72 bytes");
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream hStream;
+  CUlaunchAttribute* attrs;
+  unsigned numAttrs;
+};
 
 // Entry points, resolved once per process.
 struct DriverApi {
@@ -60,6 +81,9 @@ struct DriverApi {
   CUresult (*cuLaunchKernel)(CUfunction function, unsigned gridX, unsigned gridY, unsigned gridZ,
                              unsigned blockX, unsigned blockY, unsigned blockZ,
                              unsigned sharedBytes, CUstream stream, void** params, void** extra);
+  // Null on drivers older than CUDA 11.8: launches then ignore launch attributes.
+  CUresult (*cuLaunchKernelEx)(const CUlaunchConfig* config, CUfunction function, void** params,
+                               void** extra);
   CUresult (*cuMemAlloc)(CUdeviceptr* pointer, size_t bytes);
   CUresult (*cuMemFree)(CUdeviceptr pointer);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr dst, const void* src, size_t bytes);

@@ -105,6 +105,7 @@ std::string serializeMetadata(const KernelMetadata& metadata) {
   root["threads_per_program"] = metadata.threadsPerProgram;
   root["dynamic_shared_bytes"] = metadata.dynamicSharedBytes;
   root["vector_bytes"] = metadata.vectorBytes;
+  root["waits_for_previous_kernel"] = metadata.waitsForPreviousKernel;
   root["resources"] = {{"registers", metadata.resources.registers},
                        {"spill_stores", metadata.resources.spillStores},
                        {"spill_loads", metadata.resources.spillLoads},
@@ -214,6 +215,8 @@ absl::StatusOr<KernelMetadata> parseRoot(const Json& root) {
   if (metadata.vectorBytes < 1)
     return reader.error("vector_bytes",
                         absl::StrCat("must be at least 1, got ", metadata.vectorBytes));
+  TJ_ASSIGN_OR_RETURN(metadata.waitsForPreviousKernel,
+                      reader.boolean(root, "<root>", "waits_for_previous_kernel", false));
 
   if (auto it = root.find("resources"); it != root.end()) {
     if (!it->is_object())

@@ -56,6 +56,9 @@ struct KernelMetadata {
   // Views whose innermost extent in bytes is a multiple of this must have base pointers and
   // outer strides aligned to it (the device library issues vector loads of this width).
   int64_t vectorBytes = 16;
+  // The kernel waits for the previous kernel's writes itself (tj.wait_previous_kernel), so the
+  // runtime may launch it before that kernel ends (programmatic dependent launch).
+  bool waitsForPreviousKernel = false;
   ResourceUsage resources;
 };
 

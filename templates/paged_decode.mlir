@@ -3,7 +3,8 @@
 // tokens so small batches at long context still fill the GPU (grid: seqs x kv heads x
 // partitions, from shapes only). The q heads of one GQA group share every K/V load and form
 // the M dimension of both dots. Each program writes the group's partial output and LSE of
-// its partition; paged_decode_reduce merges them. Values past a sequence's end are never
+// its partition, and paged_decode_reduce merges them; a sequence that fits in one partition
+// gets its output written here and the merge skips it. Values past a sequence's end are never
 // read: paged_load masks those rows, and their logits are -inf.
 tj.template @paged_decode {
   tj.param @dtype : type values [f16, bf16] default bf16
@@ -61,6 +62,7 @@ tj.template @paged_decode {
   }
 
   tj.kernel @paged_decode(
+      %output: !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>,
       %partial_out: !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32>,
       %partial_lse: !tj.view<[num_seqs, max_partitions, num_q_heads], f32>,
       %query: !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>,
@@ -70,6 +72,9 @@ tj.template @paged_decode {
       %seq_lens: !tj.view<[num_seqs], i32>,
       %alibi_slopes: !tj.view<[num_q_heads], f32>,
       %scale: f32, %soft_cap_value: f32, %sliding_window: i32) {
+    // The merge may be placed as soon as every program here has started (it waits for our
+    // partials itself): its launch overlaps this kernel instead of following it.
+    tj.start_next_kernel
     %seq = tj.program_id 0 : index
     %kv_head = tj.program_id 1 : index
     %partition = tj.program_id 2 : index
@@ -226,12 +231,21 @@ tj.template @paged_decode {
       %log_l = math.log %divisor : tensor<?xf32>
       %lse_valid = arith.addf %m, %log_l : tensor<?xf32>
       %lse = arith.select %l_zero, %ninf_r, %lse_valid : tensor<?xi1>, tensor<?xf32>
-      %max_partitions = tj.shape_symbol "max_partitions" : index
-      tj.store %normalized, %partial_out[%seq, %partition, %head0, %c0]
-          limits [%num_seqs, %max_partitions, %head_end, %head_size]
-          : tensor<?x?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32>
-      tj.store %lse, %partial_lse[%seq, %partition, %head0] limits [%num_seqs, %max_partitions, %head_end]
-          : tensor<?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads], f32>
+      // The only partition of its sequence holds the final output (the merge skips the
+      // sequence): no partial round trip through memory and no merge work.
+      %single = arith.cmpi sle, %seq_len, %partition_size : index
+      scf.if %single {
+        %final = arith.truncf %normalized : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
+        tj.store %final, %output[%seq, %head0, %c0] limits [%num_seqs, %head_end, %head_size]
+            : tensor<?x?x!tj.dtype<"dtype">>, !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
+      } else {
+        %max_partitions = tj.shape_symbol "max_partitions" : index
+        tj.store %normalized, %partial_out[%seq, %partition, %head0, %c0]
+            limits [%num_seqs, %max_partitions, %head_end, %head_size]
+            : tensor<?x?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32>
+        tj.store %lse, %partial_lse[%seq, %partition, %head0] limits [%num_seqs, %max_partitions, %head_end]
+            : tensor<?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads], f32>
+      }
     }
   }
 }

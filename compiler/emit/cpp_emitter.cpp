@@ -437,6 +437,14 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
   if (isa<arith::ArithDialect, math::MathDialect>(op.getDialect())) return emitArith(op, indent);
   if (auto loop = dyn_cast<scf::ForOp>(op)) return emitFor(loop, indent);
   if (auto branch = dyn_cast<scf::IfOp>(op)) return emitIf(branch, indent);
+  if (isa<tj::WaitPreviousKernelOp>(op)) {
+    line(indent, "tj::wait_previous_kernel();");
+    return absl::OkStatus();
+  }
+  if (isa<tj::StartNextKernelOp>(op)) {
+    line(indent, "tj::start_next_kernel();");
+    return absl::OkStatus();
+  }
   if (auto pid = dyn_cast<tj::ProgramIdOp>(op))
     return assign(op, indent, absl::StrCat("tj::program_id<", pid.getAxis(), ">()"));
   if (auto count = dyn_cast<tj::NumProgramsOp>(op))

@@ -13,7 +13,7 @@
 namespace tilejit {
 
 // Bumped whenever emitted code changes for the same input; part of every cache key.
-inline constexpr const char* kEmitterVersion = "tj-emit-9";
+inline constexpr const char* kEmitterVersion = "tj-emit-10";
 
 struct EmittedKernel {
   std::string source;       // the translation unit

@@ -112,6 +112,8 @@ absl::StatusOr<KernelMetadata> buildKernelMetadata(tj::TemplateOp specialized,
       metadata.parameters.emplace_back(entry.getName().str(), text);
     }
 
+  metadata.waitsForPreviousKernel =
+      !kernel.getBody().getOps<tj::WaitPreviousKernelOp>().empty();
   // Arguments a kernel stores into.
   llvm::DenseSet<Value> written;
   kernel.walk([&](Operation* op) {

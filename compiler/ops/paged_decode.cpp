@@ -1,11 +1,14 @@
 #include "compiler/ops/paged_decode.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "support/status.h"
 
 namespace tilejit {
 
 namespace {
+constexpr absl::string_view kReducePrefix = "reduce_";
+
 absl::StatusOr<KernelSpec> specFor(const PagedDecodeConfig& config, const std::string& name,
                                    const std::string& target,
                                    std::map<std::string, std::string> params) {
@@ -42,7 +45,14 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
       params["block_n"] = std::to_string(tiling->blockN);
     }
   }
-  for (const auto& [name, value] : config.tuning) params[name] = value;
+  // "reduce_<parameter>" entries tune the merge kernel; the rest the split-K kernel.
+  std::map<std::string, std::string> reduceTuning;
+  for (const auto& [name, value] : config.tuning) {
+    if (absl::StartsWith(name, kReducePrefix))
+      reduceTuning[name.substr(kReducePrefix.size())] = value;
+    else
+      params[name] = value;
+  }
   TJ_ASSIGN_OR_RETURN(KernelSpec decodeSpec,
                       specFor(config, "paged_decode", device.target(), params));
   PagedDecode op;
@@ -52,15 +62,26 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
   // The reduce must agree with the decode kernel's choices, whatever chose them.
   std::map<std::string, std::string> reduceParams;
   for (const auto& [name, value] : op.decode_->metadata().parameters)
-    if (name == "dtype" || name == "head_size" || name == "gqa_ratio" || name == "q_rows" ||
-        name == "partition_size")
+    if (name == "dtype" || name == "head_size" || name == "partition_size")
       reduceParams[name] = value;
-  if (auto it = config.tuning.find("reduce_num_warps"); it != config.tuning.end())
-    reduceParams["num_warps"] = it->second;
+  // A merge step wider than the partitions a sequence can have only costs registers and
+  // exchanges (measured: 64/8 heads, batch 256 at 1K tokens, 16-wide steps over 1 partition).
+  const int64_t partitionSize = std::stoll(reduceParams["partition_size"]);
+  if (config.maxModelLen > 0) {
+    TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(device.target()));
+    if (auto it = target->tuning.find("paged_decode_reduce.partitions_per_step");
+        it != target->tuning.end()) {
+      int64_t partitions = (config.maxModelLen + partitionSize - 1) / partitionSize;
+      int64_t step = 1;
+      while (step < partitions && step < it->second) step *= 2;
+      reduceParams["partitions_per_step"] = std::to_string(step);
+    }
+  }
+  for (const auto& [name, value] : reduceTuning) reduceParams[name] = value;
   TJ_ASSIGN_OR_RETURN(KernelSpec reduceSpec,
                       specFor(config, "paged_decode_reduce", device.target(), reduceParams));
   TJ_ASSIGN_OR_RETURN(op.reduce_, jit.load(device, reduceSpec));
-  op.partitionSize_ = std::stoll(reduceParams["partition_size"]);
+  op.partitionSize_ = partitionSize;
   return op;
 }
 
@@ -69,7 +90,7 @@ int64_t PagedDecode::maxPartitions(int64_t maxModelLen) const {
 }
 
 absl::Status PagedDecode::operator()(const PagedDecodeArgs& a, Stream stream) const {
-  const KernelArg decodeArgs[] = {a.partialOut,  a.partialLse,  a.query,
+  const KernelArg decodeArgs[] = {a.output,      a.partialOut,  a.partialLse,  a.query,
                                   a.keyCache,    a.valueCache,  a.blockTables,
                                   a.seqLens,     a.alibiSlopes, ScalarArg::f32(a.scale),
                                   ScalarArg::f32(a.softCapValue),

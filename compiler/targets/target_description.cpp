@@ -39,7 +39,9 @@ std::vector<TargetDescription> buildTargets() {
       // ~47 KB per program); capping registers to match (168 -> 128) measured 2.45 -> 2.64 TB/s
       // at 64x4096 tokens (bench/results/2026-11-29/README.md, session 2).
       {"paged_decode.min_blocks_per_sm", 4},
-      {"paged_decode_reduce.q_rows", 16},
+      // One load of 16 partitions' outputs per step: contexts up to 16 x partition_size merge
+      // in one memory round trip (bench/profile_small_batch.py).
+      {"paged_decode_reduce.partitions_per_step", 16},
       {"paged_decode_reduce.num_warps", 4},
       {"paged_decode_reduce.partition_size", 1024},
   };
@@ -53,8 +55,8 @@ std::vector<TargetDescription> buildTargets() {
       {"paged_decode.block_n", 64},
       {"paged_decode.partition_size", 512},
       {"paged_decode.num_warps", 4},
-      {"paged_decode_reduce.q_rows", 16},
-      {"paged_decode_reduce.num_warps", 4},
+      {"paged_decode_reduce.partitions_per_step", 16},
+      {"paged_decode_reduce.num_warps", 2},
       {"paged_decode_reduce.partition_size", 512},
   };
   std::map<std::string, int64_t> hostTuning = {
@@ -66,7 +68,7 @@ std::vector<TargetDescription> buildTargets() {
       {"paged_decode.block_n", 32},
       {"paged_decode.partition_size", 256},
       {"paged_decode.num_warps", 1},
-      {"paged_decode_reduce.q_rows", 16},
+      {"paged_decode_reduce.partitions_per_step", 8},
       {"paged_decode_reduce.num_warps", 1},
       {"paged_decode_reduce.partition_size", 256},
   };

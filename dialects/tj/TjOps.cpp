@@ -379,6 +379,16 @@ LogicalResult ShapeSymbolOp::verify() {
 // Tiles
 //===----------------------------------------------------------------------===//
 
+LogicalResult WaitPreviousKernelOp::verify() {
+  for (Operation& prior : *getOperation()->getBlock()) {
+    if (&prior == getOperation()) break;
+    if (!isMemoryEffectFree(&prior))
+      return emitOpError("must precede every op that touches memory; '")
+             << prior.getName() << "' comes first";
+  }
+  return success();
+}
+
 LogicalResult RangeOp::verify() {
   auto tensor = cast<RankedTensorType>(getType());
   if (tensor.getRank() != 1) return emitOpError("produces a 1-D tile");

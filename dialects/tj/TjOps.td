@@ -147,6 +147,32 @@ def Tj_ProgramIdOp : Tj_Op<"program_id", [Pure, HasParent<"KernelOp">]> {
   let assemblyFormat = "$axis attr-dict `:` type($result)";
 }
 
+// Programmatic dependent launch. Two kernels launched one after the other (paged decode and its
+// partition merge) spend the gap between them launching the second; with these ops the runtime
+// may start the second kernel's programs while the first still runs. No-ops where kernels run
+// strictly in stream order (CPU, AMD, NVIDIA before sm_90).
+def Tj_WaitPreviousKernelOp : Tj_Op<"wait_previous_kernel", [HasParent<"KernelOp">]> {
+  let summary = "waits until the kernel launched before this one has finished and its writes are visible";
+  let description = [{
+    Its presence lets the runtime launch this kernel before the previous kernel on the stream
+    has ended (sm_90+: CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION). So that no read
+    can see memory the previous kernel is still writing, it must precede every op that touches
+    memory.
+  }];
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tj_StartNextKernelOp : Tj_Op<"start_next_kernel", [HasParent<"KernelOp">]> {
+  let summary = "lets the next kernel's programs be placed before this kernel ends";
+  let description = [{
+    Only placement: the next kernel still waits in tj.wait_previous_kernel until every program of
+    this one has finished. The next kernel is placed once every program of this one has passed
+    this op, so programs of this kernel never wait for room behind it.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tj_NumProgramsOp : Tj_Op<"num_programs", [Pure, HasParent<"KernelOp">]> {
   let summary = "the grid's extent along an axis";
   let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>, IntMaxValue<2>]>:$axis);

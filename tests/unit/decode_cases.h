@@ -74,6 +74,12 @@ inline std::vector<DecodeCase> decodeCases(bool full) {
     PagedDecodeConfig c = base;
     add("sliding_window", c)->slidingWindow = 37;
   }
+  {
+    // The merge takes one partition per step: every merge step after the first rescales.
+    PagedDecodeConfig c = base;
+    c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"reduce_partitions_per_step", "1"}};
+    add("merge_steps", c);
+  }
   return cases;
 }
 

@@ -2,7 +2,7 @@
 // compiles them into one bundle, and the runtime-only loader (no MLIR/LLVM) loads and
 // launches every kernel built for this machine.
 // RUN: rm -rf %t && mkdir -p %t
-// RUN: echo '{"bundle": "k.tjb", "jobs": [{"template": "reshape_and_cache", "targets": ["host"], "grid": {"block_size": [8, 4], "kv_layout": ["shuffled"]}}, {"template": "paged_decode_reduce", "targets": ["host"], "grid": {"gqa_ratio": [2]}}]}' > %t/manifest.json
+// RUN: echo '{"bundle": "k.tjb", "jobs": [{"template": "reshape_and_cache", "targets": ["host"], "grid": {"block_size": [8, 4], "kv_layout": ["shuffled"]}}, {"template": "paged_decode_reduce", "targets": ["host"], "grid": {"partitions_per_step": [2]}}]}' > %t/manifest.json
 // RUN: env TILEJIT_CACHE_DIR=%t/cache tilejit aot %t/manifest.json --quiet 2>&1 | FileCheck %s --check-prefix=COMPILE
 // RUN: tilejit-bundle-run %t/k.tjb --load-all --launch --cpu | FileCheck %s --check-prefix=LOADER
 // COMPILE: 3 specs

@@ -5,6 +5,7 @@
 // RUN: cmp %t.a %t.b
 // RUN: FileCheck %s < %t.a
 // RUN: tilejit compile %templates/paged_decode.mlir --target host -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=DECODE
+// RUN: tilejit compile %templates/paged_decode_reduce.mlir --target sm_90 -p partition_size=256 --emit cpp --no-cache | FileCheck %s --check-prefix=REDUCE
 
 // CHECK: // parameters: block_size=16 dtype=bf16 head_size=128 heads_per_tile=8 kv_layout=shuffled min_blocks_per_sm=16 num_warps=1 tokens_per_program=2
 // CHECK: #define TJ_THREADS 32
@@ -24,8 +25,17 @@
 // CHECK: tj::paged_store<tj::CacheLayout::ShuffledK>(args.key_cache, k, block, offset,
 // CHECK: tj::paged_store<tj::CacheLayout::ShuffledV>(args.value_cache, v, block, offset,
 
+// DECODE: TJ_KERNEL_ENTRY(tj_paged_decode, tj_args_paged_decode) {
+// DECODE: tj::start_next_kernel();
 // DECODE: for (int64_t t0 = start; t0 < end; t0 += block_n) {
 // DECODE: tj::paged_load<tj::CacheLayout::Standard, 32, 128>(args.key_cache, args.block_tables, seq, t_next, end, kv_head)
 // DECODE: tj::dot<true>(q, k, zero_s)
 // DECODE: tj::reduce_max<1>(logits)
 // DECODE: tj::dot<false>(p_low, v, acc_scaled)
+
+// The merge waits for the split-K kernel's partials before any read, and loads a step of
+// partitions at once.
+// REDUCE: TJ_KERNEL_ENTRY(tj_paged_decode_reduce, tj_args_paged_decode_reduce) {
+// REDUCE: tj::wait_previous_kernel();
+// REDUCE: tj::load_scalar(args.seq_lens
+// REDUCE: tj::load<16, 1, 128>(args.partial_out

@@ -28,6 +28,7 @@ KernelMetadata sampleMetadata() {
   metadata.threadsPerProgram = 128;
   metadata.dynamicSharedBytes = 65536;
   metadata.vectorBytes = 8;
+  metadata.waitsForPreviousKernel = true;
   metadata.resources = {40, 4, 8, 1024, 16};
   return metadata;
 }
@@ -61,6 +62,7 @@ TEST(KernelMetadata, RoundTripKeepsEveryField) {
   EXPECT_EQ(parsed->threadsPerProgram, 128);
   EXPECT_EQ(parsed->dynamicSharedBytes, 65536);
   EXPECT_EQ(parsed->vectorBytes, 8);
+  EXPECT_TRUE(parsed->waitsForPreviousKernel);
   EXPECT_EQ(parsed->resources.registers, 40);
   EXPECT_EQ(parsed->resources.spillStores, 4);
   EXPECT_EQ(parsed->resources.spillLoads, 8);

@@ -156,6 +156,19 @@ __device__ __forceinline__ int64_t num_programs() {
   else return int64_t(gridDim.z);
 }
 
+// Programmatic dependent launch (PTX griddepcontrol, sm_90+). Elsewhere kernels run in stream
+// order and both are no-ops.
+__device__ __forceinline__ void wait_previous_kernel() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void start_next_kernel() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
 namespace detail {
 __device__ __forceinline__ int threadId() { return int(threadIdx.x); }
 
