@@ -25,7 +25,7 @@ import tilejit  # noqa: E402
 OUT = os.environ.get("OUT", "/tmp/out")
 os.makedirs(OUT, exist_ok=True)
 D, BS, NSEG, LIMIT = 128, 16, 16, 60e9
-PARTITIONS = [int(p) for p in os.environ.get("PARTITIONS", "64,256,1024").split(",")]
+PARTITIONS = [int(p) for p in os.environ.get("PARTITIONS", "64,128,256,1024,4096").split(",")]
 BLOCK_NS = [int(n) for n in os.environ.get("BLOCK_NS", "32,64").split(",")]
 VARIANTS = [(p, n) for p in PARTITIONS for n in BLOCK_NS]
 CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset

@@ -127,10 +127,10 @@ namespace {
 TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   auto h200 = lookupTarget("sm_90");
   ASSERT_TRUE(h200.ok());
-  // Rows measured in bench/results/2026-11-29/session3/final1/decode.txt.
+  // Rows measured in bench/results/2026-11-29/session4/{run1,large-partitions}.
   auto batch1Short = chooseDecodeTiling(**h200, 8, 1024, 128);
   ASSERT_TRUE(batch1Short.has_value());
-  EXPECT_EQ(batch1Short->partitionSize, 256);
+  EXPECT_EQ(batch1Short->partitionSize, 64);
   EXPECT_EQ(batch1Short->blockN, 64);
   auto batch1Long = chooseDecodeTiling(**h200, 8, 16384, 128);
   ASSERT_TRUE(batch1Long.has_value());
@@ -139,7 +139,12 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   ASSERT_TRUE(batch16Short.has_value());
   EXPECT_EQ(batch16Short->partitionSize, 256);
   EXPECT_EQ(batch16Short->blockN, 32);
-  EXPECT_FALSE(chooseDecodeTiling(**h200, 2048, 4096, 128).has_value());  // large grid: tuning table
+  auto largeLong = chooseDecodeTiling(**h200, 2048, 16384, 128);
+  ASSERT_TRUE(largeLong.has_value());
+  EXPECT_EQ(largeLong->partitionSize, 4096);
+  auto largeShort = chooseDecodeTiling(**h200, 2048, 1024, 128);
+  ASSERT_TRUE(largeShort.has_value());
+  EXPECT_EQ(largeShort->partitionSize, 1024);
   EXPECT_FALSE(chooseDecodeTiling(**h200, 8, 1024, 256).has_value());     // not measured at head 256
   auto host = lookupTarget("host");
   ASSERT_TRUE(host.ok());
