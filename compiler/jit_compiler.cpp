@@ -74,7 +74,8 @@ struct JitCompiler::Impl {
   absl::StatusOr<const Toolchain*> toolchainFor(const TargetDescription& target) {
     auto it = toolchains.find(target.name);
     if (it == toolchains.end()) {
-      TJ_ASSIGN_OR_RETURN(std::unique_ptr<Toolchain> toolchain, createToolchain(target));
+      TJ_ASSIGN_OR_RETURN(std::unique_ptr<Toolchain> toolchain,
+                          createToolchain(target, cache ? options.cache.directory : ""));
       it = toolchains.emplace(target.name, std::move(toolchain)).first;
     }
     return it->second.get();

@@ -1,8 +1,11 @@
 // NVIDIA: nvrtc compiles the emitted CUDA C++ to a CUBIN for the exact sm_XX, with the device
 // library handed over in memory. libnvrtc is loaded with dlopen (DESIGN principle 6).
+#include <dlfcn.h>
+#include <limits.h>
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -13,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "compiler/toolchains/library_version_memo.h"
 #include "compiler/toolchains/toolchains_internal.h"
 #include "support/dynamic_library.h"
 #include "support/status.h"
@@ -47,10 +51,15 @@ struct NvrtcApi {
   }
 };
 
+const std::vector<std::string>& nvrtcCandidates() {
+  static const std::vector<std::string> candidates = {
+      "libnvrtc.so.13", "libnvrtc.so", "/usr/local/cuda/lib64/libnvrtc.so.13",
+      "/usr/local/cuda/lib/libnvrtc.so.13"};
+  return candidates;
+}
+
 absl::StatusOr<std::unique_ptr<NvrtcApi>> loadNvrtc() {
-  std::vector<std::string> candidates = {"libnvrtc.so.13", "libnvrtc.so",
-                                         "/usr/local/cuda/lib64/libnvrtc.so.13",
-                                         "/usr/local/cuda/lib/libnvrtc.so.13"};
+  const std::vector<std::string>& candidates = nvrtcCandidates();
   absl::StatusOr<DynamicLibrary> library = DynamicLibrary::open(candidates);
   if (!library.ok())
     return absl::UnavailableError(absl::StrCat("NVRTC not found: tried ",
@@ -242,7 +251,10 @@ bool isDirectory(const char* path) {
 
 class NvrtcToolchain : public Toolchain {
  public:
-  NvrtcToolchain(const NvrtcApi& api, const TargetDescription& target) : api_(api) {
+  // `version` is nvrtc's "major.minor"; the library itself is loaded by the first compile.
+  // `memo` is where that version was recalled from ("" when it came from the library).
+  NvrtcToolchain(std::string version, std::string memo, const TargetDescription& target)
+      : version_(std::move(version)), memo_(std::move(memo)) {
     options_ = {absl::StrCat("--gpu-architecture=", target.name), "-std=c++17", "-default-device",
                 "-Xptxas=-v"};
     // The device library is self-contained; the toolkit headers only help hand-written TUs.
@@ -255,10 +267,20 @@ class NvrtcToolchain : public Toolchain {
   }
 
   std::string identity() const override {
-    return absl::StrCat("nvrtc ", api_.major, ".", api_.minor, " ", absl::StrJoin(options_, " "));
+    return absl::StrCat("nvrtc ", version_, " ", absl::StrJoin(options_, " "));
   }
 
   absl::StatusOr<CompileResult> compile(const CompileRequest& request) const override {
+    TJ_ASSIGN_OR_RETURN(const NvrtcApi* loaded, nvrtc());
+    const NvrtcApi& api = *loaded;
+    if (std::string actual = absl::StrCat(api.major, ".", api.minor); actual != version_) {
+      std::remove(memo_.c_str());
+      return absl::FailedPreconditionError(absl::StrCat(
+          "libnvrtc ", actual, " was loaded, but this process keyed its cache entries for nvrtc ",
+          version_, " as recorded in ", memo_,
+          " (the library changed in a way the record could not see); the record is removed: "
+          "run again"));
+    }
     auto start = std::chrono::steady_clock::now();
     std::vector<const char*> headerContents;
     std::vector<const char*> headerNames;
@@ -269,41 +291,41 @@ class NvrtcToolchain : public Toolchain {
     nvrtcProgram raw = nullptr;
     std::string sourceName = request.sourceName.empty() ? "kernel.cu" : request.sourceName;
     TJ_RETURN_IF_ERROR(
-        api_.check(api_.createProgram(&raw, request.source.c_str(), sourceName.c_str(),
+        api.check(api.createProgram(&raw, request.source.c_str(), sourceName.c_str(),
                                       static_cast<int>(request.headers.size()),
                                       headerContents.data(), headerNames.data()),
                    "nvrtcCreateProgram"));
-    Program program(api_, raw);
+    Program program(api, raw);
 
     std::vector<const char*> options;
     for (const std::string& option : options_) options.push_back(option.c_str());
     nvrtcResult compiled =
-        api_.compileProgram(program.get(), static_cast<int>(options.size()), options.data());
+        api.compileProgram(program.get(), static_cast<int>(options.size()), options.data());
 
     CompileResult result;
     size_t logSize = 0;
     TJ_RETURN_IF_ERROR(
-        api_.check(api_.getProgramLogSize(program.get(), &logSize), "nvrtcGetProgramLogSize"));
+        api.check(api.getProgramLogSize(program.get(), &logSize), "nvrtcGetProgramLogSize"));
     result.log.resize(logSize);
     if (logSize)
       TJ_RETURN_IF_ERROR(
-          api_.check(api_.getProgramLog(program.get(), result.log.data()), "nvrtcGetProgramLog"));
+          api.check(api.getProgramLog(program.get(), result.log.data()), "nvrtcGetProgramLog"));
     while (!result.log.empty() && result.log.back() == '\0') result.log.pop_back();
     if (compiled != NVRTC_SUCCESS)
       return absl::InvalidArgumentError(absl::StrCat("nvrtc failed to compile ", sourceName, " (",
-                                                     api_.getErrorString(compiled), "):\n",
+                                                     api.getErrorString(compiled), "):\n",
                                                      result.log));
 
     size_t cubinSize = 0;
     TJ_RETURN_IF_ERROR(
-        api_.check(api_.getCubinSize(program.get(), &cubinSize), "nvrtcGetCUBINSize"));
+        api.check(api.getCubinSize(program.get(), &cubinSize), "nvrtcGetCUBINSize"));
     result.binary.resize(cubinSize);
     TJ_RETURN_IF_ERROR(
-        api_.check(api_.getCubin(program.get(), result.binary.data()), "nvrtcGetCUBIN"));
+        api.check(api.getCubin(program.get(), result.binary.data()), "nvrtcGetCUBIN"));
     size_t ptxSize = 0;
-    if (api_.getPtxSize(program.get(), &ptxSize) == NVRTC_SUCCESS && ptxSize > 0) {
+    if (api.getPtxSize(program.get(), &ptxSize) == NVRTC_SUCCESS && ptxSize > 0) {
       result.intermediate.resize(ptxSize);
-      if (api_.getPtx(program.get(), result.intermediate.data()) != NVRTC_SUCCESS)
+      if (api.getPtx(program.get(), result.intermediate.data()) != NVRTC_SUCCESS)
         result.intermediate.clear();
       // nvrtcGetPTX counts the terminating NUL; ptxas and text tools do not want it.
       while (!result.intermediate.empty() && result.intermediate.back() == '\0')
@@ -318,18 +340,33 @@ class NvrtcToolchain : public Toolchain {
   }
 
  private:
-  const NvrtcApi& api_;
+  std::string version_;
+  std::string memo_;
   std::vector<std::string> options_;
 };
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Toolchain>> createNvrtcToolchain(const TargetDescription& target) {
+absl::StatusOr<std::unique_ptr<Toolchain>> createNvrtcToolchain(const TargetDescription& target,
+                                                                const std::string& stateDirectory) {
   if (target.backend != "cuda")
     return absl::InvalidArgumentError(absl::StrCat("nvrtc compiles only cuda targets, not ",
                                                    target.name, " (", target.backend, ")"));
+  // A process that only hits the disk cache never needs libnvrtc itself, only its version.
+  const std::string search = librarySearchFingerprint(absl::StrJoin(nvrtcCandidates(), ","));
+  const std::string memo =
+      stateDirectory.empty() ? "" : memoPathFor(stateDirectory, "nvrtc", search);
+  if (!memo.empty())
+    if (std::optional<std::string> version = recallLibraryVersion(memo, search))
+      return std::unique_ptr<Toolchain>(std::make_unique<NvrtcToolchain>(*version, memo, target));
   TJ_ASSIGN_OR_RETURN(const NvrtcApi* api, nvrtc());
-  return std::unique_ptr<Toolchain>(std::make_unique<NvrtcToolchain>(*api, target));
+  std::string version = absl::StrCat(api->major, ".", api->minor);
+  Dl_info where;
+  char resolved[PATH_MAX];
+  if (!memo.empty() && dladdr(reinterpret_cast<void*>(api->version), &where) && where.dli_fname &&
+      realpath(where.dli_fname, resolved))
+    rememberLibraryVersion(memo, search, resolved, version);
+  return std::unique_ptr<Toolchain>(std::make_unique<NvrtcToolchain>(version, "", target));
 }
 
 }  // namespace tilejit

@@ -5,8 +5,9 @@
 
 namespace tilejit {
 
-absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(const TargetDescription& target) {
-  if (target.backend == "cuda") return createNvrtcToolchain(target);
+absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(const TargetDescription& target,
+                                                           const std::string& stateDirectory) {
+  if (target.backend == "cuda") return createNvrtcToolchain(target, stateDirectory);
   if (target.backend == "cpu") return createHostCxxToolchain(target);
   if (target.backend == "hip")
     return absl::UnimplementedError(

@@ -41,7 +41,10 @@ class Toolchain {
 };
 
 // The toolchain for a target's backend ("cuda" -> nvrtc, "cpu" -> host C++ compiler). Fails
-// with a clear message when the vendor library cannot be loaded.
-absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(const TargetDescription& target);
+// with a clear message when the vendor library cannot be loaded. With a `stateDirectory` (the
+// disk cache's root) a vendor library's version is remembered there, and a later process gets
+// a toolchain that loads the library only when it first compiles (or fails to, then).
+absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(const TargetDescription& target,
+                                                           const std::string& stateDirectory = "");
 
 }  // namespace tilejit

@@ -9,7 +9,9 @@
 
 namespace tilejit {
 
-absl::StatusOr<std::unique_ptr<Toolchain>> createNvrtcToolchain(const TargetDescription& target);
+// `stateDirectory` (the disk cache's root; may be empty) keeps nvrtc's version between processes.
+absl::StatusOr<std::unique_ptr<Toolchain>> createNvrtcToolchain(const TargetDescription& target,
+                                                                const std::string& stateDirectory);
 absl::StatusOr<std::unique_ptr<Toolchain>> createHostCxxToolchain(const TargetDescription& target);
 
 // Resource usage of `entry` from nvrtc's log (ptxas -v lines), and from a CUBIN's .nv.info

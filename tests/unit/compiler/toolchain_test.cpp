@@ -3,8 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <vector>
 
+#include "compiler/toolchains/library_version_memo.h"
 #include "compiler/toolchains/toolchains_internal.h"
 #include "runtime/device.h"
 
@@ -262,6 +266,85 @@ TEST(NvrtcToolchain, CompileErrorCarriesTheLog) {
   ASSERT_FALSE(compiled.ok());
   EXPECT_EQ(compiled.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(compiled.status().message(), AllOf(HasSubstr("broken.cu"), HasSubstr("undeclared")));
+}
+
+
+// The memo of a vendor library's version (what lets a warm start skip loading libnvrtc).
+class LibraryVersionMemo : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/tj_memo_XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+    library_ = dir_ + "/libfake.so.1";
+    writeLibrary("version one");
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void writeLibrary(const std::string& bytes) { std::ofstream(library_, std::ios::trunc) << bytes; }
+  std::string dir_, library_;
+};
+
+TEST_F(LibraryVersionMemo, RecallsWhatWasRemembered) {
+  std::string search = librarySearchFingerprint("libfake.so.1");
+  std::string memo = memoPathFor(dir_, "fake", search);
+  EXPECT_FALSE(recallLibraryVersion(memo, search).has_value());  // nothing recorded yet
+  rememberLibraryVersion(memo, search, library_, "13.0");
+  EXPECT_EQ(recallLibraryVersion(memo, search), "13.0");
+}
+
+TEST_F(LibraryVersionMemo, ForgetsWhenTheLibraryOrTheSearchChanges) {
+  std::string search = librarySearchFingerprint("libfake.so.1");
+  std::string memo = memoPathFor(dir_, "fake", search);
+  rememberLibraryVersion(memo, search, library_, "13.0");
+  EXPECT_FALSE(recallLibraryVersion(memo, search + " other").has_value());
+  writeLibrary("version two, longer");  // another size and modification time
+  EXPECT_FALSE(recallLibraryVersion(memo, search).has_value());
+  std::filesystem::remove(library_);
+  EXPECT_FALSE(recallLibraryVersion(memo, search).has_value());
+}
+
+TEST_F(LibraryVersionMemo, SearchDependsOnLdLibraryPath) {
+  const char* saved = getenv("LD_LIBRARY_PATH");
+  std::string before = librarySearchFingerprint("libfake.so.1");
+  setenv("LD_LIBRARY_PATH", (dir_ + ":/elsewhere").c_str(), 1);
+  std::string after = librarySearchFingerprint("libfake.so.1");
+  if (saved) setenv("LD_LIBRARY_PATH", saved, 1);
+  else unsetenv("LD_LIBRARY_PATH");
+  EXPECT_NE(before, after);
+  EXPECT_NE(memoPathFor(dir_, "fake", before), memoPathFor(dir_, "fake", after));
+}
+
+TEST_F(LibraryVersionMemo, TruncatedMemoIsIgnored) {
+  std::string search = librarySearchFingerprint("libfake.so.1");
+  std::string memo = memoPathFor(dir_, "fake", search);
+  rememberLibraryVersion(memo, search, library_, "13.0");
+  std::string text;
+  {
+    std::ifstream in(memo);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::ofstream(memo, std::ios::trunc) << text.substr(0, text.size() / 2);
+  EXPECT_FALSE(recallLibraryVersion(memo, search).has_value());
+}
+
+// With a recorded version the nvrtc toolchain is created without libnvrtc (CI has none): its
+// identity names the recorded version; loading waits for the first compile.
+TEST_F(LibraryVersionMemo, NvrtcToolchainTakesTheRecordedVersion) {
+  auto target = lookupTarget("sm_90");
+  ASSERT_TRUE(target.ok());
+  std::string search = librarySearchFingerprint(
+      "libnvrtc.so.13,libnvrtc.so,/usr/local/cuda/lib64/libnvrtc.so.13,"
+      "/usr/local/cuda/lib/libnvrtc.so.13");
+  rememberLibraryVersion(memoPathFor(dir_, "nvrtc", search), search, library_, "99.7");
+  absl::StatusOr<std::unique_ptr<Toolchain>> toolchain = createToolchain(**target, dir_);
+  ASSERT_TRUE(toolchain.ok()) << toolchain.status();
+  EXPECT_THAT((*toolchain)->identity(), StartsWith("nvrtc 99.7 "));
+  // Compiling loads the real library: absent, or not 99.7 - either way a clear error.
+  CompileRequest request{"extern \"C\" __global__ void k() {}", "k.cu", "k", *target, {}};
+  absl::StatusOr<CompileResult> compiled = (*toolchain)->compile(request);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_THAT(std::string(compiled.status().message()),
+              testing::AnyOf(HasSubstr("NVRTC not found"), HasSubstr("the record is removed")));
 }
 
 }  // namespace
