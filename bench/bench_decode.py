@@ -18,7 +18,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
 from common import bench, decode_reference as reference, rel_err  # noqa: E402
-from decode_data import decode_inputs, merge_step  # noqa: E402
+from decode_data import decode_inputs, merge_heads, merge_step  # noqa: E402
 
 import tilejit  # noqa: E402
 
@@ -37,8 +37,8 @@ jit = tilejit.Jit()
 _kernels = {}
 
 
-def kernels(ratio, partition, block_n, partitions):
-    key = (ratio, partition, block_n, merge_step(partitions))
+def kernels(ratio, partition, block_n, partitions, merge_head_count):
+    key = (ratio, partition, block_n, merge_step(partitions), merge_head_count)
     if key not in _kernels:
         common = dict(dtype="bf16", head_size=D, gqa_ratio=ratio, q_rows=16,
                       partition_size=partition)
@@ -46,7 +46,8 @@ def kernels(ratio, partition, block_n, partitions):
         dec = jit.load("paged_decode", **params, **common)
         red = jit.load("paged_decode_reduce", **dict(dict(
             dtype="bf16", head_size=D, partition_size=partition,
-            partitions_per_step=merge_step(partitions)), **REDUCE_PARAMS))
+            partitions_per_step=merge_step(partitions), heads_per_program=merge_head_count),
+            **REDUCE_PARAMS))
         _kernels[key] = (dec, red)
     return _kernels[key]
 
@@ -95,7 +96,7 @@ def run_case(hq, hkv, b, ctx):
     slopes = torch.zeros(hq, dtype=torch.float32, device=dev)
     for partition, block_n in VARIANTS:
         parts = max(1, math.ceil(ctx / partition))
-        dec, red = kernels(hq // hkv, partition, block_n, parts)
+        dec, red = kernels(hq // hkv, partition, block_n, parts, merge_heads(b, hq))
         p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
         dargs = dec.make_args(out, p_out, p_lse, q, k_cache, v_cache, block_table, seq_lens, slopes,

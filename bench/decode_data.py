@@ -1,6 +1,7 @@
 """Paged-decode inputs shared by the benchmark scripts: a bf16 K/V cache [blocks, block, kv
 heads, head] of random normals behind a shuffled block table, sequences of full length
-`ctx`, and one query token per sequence; and the merge step PagedDecode would pick."""
+`ctx`, and one query token per sequence; and the merge's step and heads per program as
+PagedDecode would pick them."""
 import types
 
 import torch
@@ -23,3 +24,9 @@ def merge_step(partitions, widest=16):
     while step < partitions and step < widest:
         step *= 2
     return step
+
+
+def merge_heads(batch, q_heads):
+    """The merge's heads_per_program as PagedDecode picks it on the H200 (target tuning
+    paged_decode_reduce.large_merge_*): 8 from 2048 (sequence, q head) pairs, else 1."""
+    return 8 if batch * q_heads >= 2048 else 1

@@ -14,7 +14,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
 from common import bench  # noqa: E402
-from decode_data import decode_inputs, merge_step  # noqa: E402
+from decode_data import decode_inputs, merge_heads, merge_step  # noqa: E402
 
 import tilejit  # noqa: E402
 
@@ -48,7 +48,8 @@ def main():
                 parts = max(1, math.ceil(ctx / partition))
                 red = jit.load("paged_decode_reduce", **dict(dict(
                     dtype="bf16", head_size=D, partition_size=partition,
-                    partitions_per_step=merge_step(parts)), **REDUCE_PARAMS))
+                    partitions_per_step=merge_step(parts), heads_per_program=merge_heads(b, hq)),
+                    **REDUCE_PARAMS))
                 p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
                 p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")
                 dargs = dec.make_args(out, p_out, p_lse, data.q, data.k_cache, data.v_cache, data.table,

@@ -77,6 +77,14 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
       reduceParams["partitions_per_step"] = std::to_string(step);
     }
   }
+  if (config.numSeqs > 0 && config.numKvHeads > 0) {
+    TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(device.target()));
+    auto pairs = target->tuning.find("paged_decode_reduce.large_merge_pairs");
+    auto heads = target->tuning.find("paged_decode_reduce.large_merge_heads_per_program");
+    if (pairs != target->tuning.end() && heads != target->tuning.end() &&
+        config.numSeqs * config.numKvHeads * config.gqaRatio >= pairs->second)
+      reduceParams["heads_per_program"] = std::to_string(heads->second);
+  }
   for (const auto& [name, value] : reduceTuning) reduceParams[name] = value;
   TJ_ASSIGN_OR_RETURN(KernelSpec reduceSpec,
                       specFor(config, "paged_decode_reduce", device.target(), reduceParams));

@@ -44,6 +44,11 @@ std::vector<TargetDescription> buildTargets() {
       {"paged_decode_reduce.partitions_per_step", 16},
       {"paged_decode_reduce.num_warps", 4},
       {"paged_decode_reduce.partition_size", 1024},
+      // Merges of at least 2048 (sequence, q head) pairs take 8 heads per program: 43 vs 57 us
+      // at 256 x 64 heads x 4 partitions; one head per program stays best for small batches
+      // (session4/merge-heads).
+      {"paged_decode_reduce.large_merge_pairs", 2048},
+      {"paged_decode_reduce.large_merge_heads_per_program", 8},
   };
   // AMD values are the architecture's natural sizes (not measured: no AMD GPU here).
   std::map<std::string, int64_t> amdTuning = {

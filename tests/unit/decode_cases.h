@@ -75,9 +75,14 @@ inline std::vector<DecodeCase> decodeCases(bool full) {
     add("sliding_window", c)->slidingWindow = 37;
   }
   {
-    // The merge takes one partition per step: every merge step after the first rescales.
+    // The merge takes one partition per step (every step after the first rescales), four of
+    // the six q heads per program (the second program's last two are past the end).
     PagedDecodeConfig c = base;
-    c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"reduce_partitions_per_step", "1"}};
+    c.gqaRatio = 3;
+    c.tuning = {{"partition_size", "64"},
+                {"block_n", "32"},
+                {"reduce_partitions_per_step", "1"},
+                {"reduce_heads_per_program", "4"}};
     add("merge_steps", c);
   }
   return cases;
