@@ -81,16 +81,16 @@ std::vector<TargetDescription> buildTargets() {
   std::vector<TargetDescription> targets;
   targets.push_back({"sm_80", "A100", Vendor::kNvidia, "cuda", 32, 108, 1024, 163 * 1024,
                      65536, 255, {mmaF16, mmaBF16}, nvidiaTuning});
-  // Best variant per cell of bench/results/2026-11-29/session4/run1 (partitions 64..1024) and
-  // session4/large-partitions (1024..4096 at batch >= 64 and 4K+ tokens): H200, bf16, head 128,
-  // GQA 1/4/8, the merge one q head per program. Small grids want short partitions (more
+  // Best variant per cell of bench/results/2026-11-29/session4/final (partitions 64..4096,
+  // block_n 32/64; run1 and large-partitions agree): H200, bf16, head 128,
+  // GQA 1/4/8. Small grids want short partitions (more
   // programs, fewer tiles in series); large grids at long context want long ones (fewer
   // partials to write and merge; at one partition the merge is skipped). Rows apply to heads up
   // to 128 (at 192/256, 64-token K/V tiles no longer fit beside each other).
   const std::vector<DecodeTiling> h200DecodeTilings = {
       {8, 1024, 128, 64, 64},       {8, 4096, 128, 256, 64},      {8, 1 << 30, 128, 1024, 64},
       {32, 1024, 128, 128, 32},     {32, 4096, 128, 256, 32},     {32, 1 << 30, 128, 1024, 32},
-      {128, 1024, 128, 256, 32},    {128, 1 << 30, 128, 1024, 32},
+      {128, 1024, 128, 1024, 64},   {128, 4096, 128, 1024, 32},   {128, 1 << 30, 128, 4096, 32},
       {1 << 30, 1024, 128, 1024, 32}, {1 << 30, 1 << 30, 128, 4096, 32},
   };
   targets.push_back({"sm_90", "H100/H200", Vendor::kNvidia, "cuda", 32, 132, 1024, 227 * 1024,

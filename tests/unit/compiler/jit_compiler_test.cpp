@@ -127,7 +127,7 @@ namespace {
 TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   auto h200 = lookupTarget("sm_90");
   ASSERT_TRUE(h200.ok());
-  // Rows measured in bench/results/2026-11-29/session4/{run1,large-partitions}.
+  // Rows measured in bench/results/2026-11-29/session4/final.
   auto batch1Short = chooseDecodeTiling(**h200, 8, 1024, 128);
   ASSERT_TRUE(batch1Short.has_value());
   EXPECT_EQ(batch1Short->partitionSize, 64);
@@ -137,8 +137,8 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   EXPECT_EQ(batch1Long->partitionSize, 1024);
   auto batch16Short = chooseDecodeTiling(**h200, 128, 1024, 128);
   ASSERT_TRUE(batch16Short.has_value());
-  EXPECT_EQ(batch16Short->partitionSize, 256);
-  EXPECT_EQ(batch16Short->blockN, 32);
+  EXPECT_EQ(batch16Short->partitionSize, 1024);  // one partition: the merge skips it
+  EXPECT_EQ(batch16Short->blockN, 64);
   auto largeLong = chooseDecodeTiling(**h200, 2048, 16384, 128);
   ASSERT_TRUE(largeLong.has_value());
   EXPECT_EQ(largeLong->partitionSize, 4096);
