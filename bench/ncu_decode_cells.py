@@ -1,0 +1,39 @@
+"""Launches the split-K decode kernel and its merge once per cell, for Nsight Compute:
+    CELLS="32/8:16:1024:256:32,64/8:256:16384:4096:32" \\
+    ncu --kernel-name regex:tj_ --section SpeedOfLight --section WarpStateStats \\
+        --section MemoryWorkloadAnalysis --section Occupancy python3 bench/ncu_decode_cells.py
+Cells are heads:batch:context:partition_size:block_n (bf16, head 128, block 16).
+"""
+import math
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(__file__))
+from decode_data import decode_inputs, merge_heads, merge_step  # noqa: E402
+
+import tilejit  # noqa: E402
+
+D, BS = 128, 16
+jit = tilejit.Jit()
+for cell in os.environ.get("CELLS", "32/8:16:1024:256:32").split(","):
+    heads, b, ctx, partition, block_n = cell.split(":")
+    hq, hkv = (int(h) for h in heads.split("/"))
+    b, ctx, partition, block_n = int(b), int(ctx), int(partition), int(block_n)
+    data = decode_inputs(b, ctx, hq, hkv, D, BS)
+    parts = max(1, math.ceil(ctx / partition))
+    dec = jit.load("paged_decode", dtype="bf16", head_size=D, block_size=BS, gqa_ratio=hq // hkv,
+                   q_rows=16, partition_size=partition, block_n=block_n, num_warps=4)
+    red = jit.load("paged_decode_reduce", dtype="bf16", head_size=D, partition_size=partition,
+                   partitions_per_step=merge_step(parts), heads_per_program=merge_heads(b, hq))
+    out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
+    p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
+    p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")
+    dec(out, p_out, p_lse, data.q, data.k_cache, data.v_cache, data.table, data.lens,
+        torch.zeros(hq, device="cuda"), 1 / math.sqrt(D), 0.0, 0)
+    red(out, p_out, p_lse, data.lens)
+    torch.cuda.synchronize()
+    print("launched", cell, flush=True)
+    del data
+    torch.cuda.empty_cache()
