@@ -56,10 +56,15 @@ struct AsyncCopies {
   // Waits for this thread's copies of `group`, then for every thread's (a barrier).
   __device__ __forceinline__ void waitFor(int group) {
     const int newer = committed - 1 - group;  // groups committed after it may stay in flight
-    switch (newer < 0 ? 0 : newer) {
-      case 0: asm volatile("cp.async.wait_group 0;" ::: "memory"); break;
-      case 1: asm volatile("cp.async.wait_group 1;" ::: "memory"); break;
-      case 2: asm volatile("cp.async.wait_group 2;" ::: "memory"); break;
+    // Where the compiler cannot prove the distance (a tile carried through a loop), a jump
+    // table (BRX) would pick the wait; the distances of a double-buffered loop are tried first.
+    if (newer == 2) {
+      asm volatile("cp.async.wait_group 2;" ::: "memory");
+    } else if (newer == 1) {
+      asm volatile("cp.async.wait_group 1;" ::: "memory");
+    } else if (newer <= 0) {
+      asm volatile("cp.async.wait_group 0;" ::: "memory");
+    } else switch (newer) {
       case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
       case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
       case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
@@ -118,30 +123,16 @@ __device__ __forceinline__ void cpAsync16(void* dst, const void* src, int srcByt
   cpAsync16(sharedAddress(dst), src, srcBytes);
 }
 
-// The fallback of paged_load_shared for caches whose rows cannot be copied 16 bytes at a
-// time (unaligned or strided), element by element (rows past `end` are zeros). Out of line:
-// compiled once per kernel rather than at every placed load, and off the hot path.
-template <CacheLayout Layout, int64_t BN, int64_t D, typename T, int RC, typename TI>
-__device__ __noinline__ void pagedCopyScalar(T* dst, int stride, const View<T, RC> cache, const View<TI, 2> table,
-                                             int64_t seq, int first, int end, int bs, int64_t head) {
-  using A = CacheAddress<Layout, T>;
-  for (int e = threadId(); e < int(BN * D); e += TJ_THREADS) {
-    const int row = e / int(D), col = e % int(D), t = first + row;
-    T value{};
-    if (t >= 0 && t < end) {
-      const int logical = t / bs, slot = t - logical * bs;
-      value = cache.data[A::at(cache, tableAt(table, seq, logical), slot, head, col)];
-    }
-    dst[row * stride + col] = value;
-  }
-}
-
 }  // namespace detail
 
 // paged_load into shared memory: row i is token token_start + i; rows past `limit` are zero.
 // BlockSize is the cache's block size when the kernel's type fixes it (0: read the shape),
 // so that the token -> (block, slot) split is a shift. 32-bit token arithmetic (contexts
-// stay below 2^31 tokens); one 64-bit product per row, for the block's offset.
+// stay below 2^31 tokens). Rows are copied 16 bytes at a time with no check here: the launch
+// check (runtime/launch.cpp, kernel metadata vector_bytes = 16) admits a view whose rows are
+// whole 16-byte pieces only with a 16-byte aligned base, unit innermost stride and outer
+// strides in whole 16-byte pieces. (A run-time check here cost ~20 instructions per copy and
+// an out-of-line fallback the launch check never lets run.)
 template <CacheLayout Layout, int64_t BN, int64_t D, int Buffer, int Slots, int Offset, int64_t BlockSize,
           typename T, int RC, typename TI>
 __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& async, const View<T, RC>& cache,
@@ -156,11 +147,8 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
   constexpr int kRowPieces = int(D) / X;
   S out = detail::takeSlot<Buffer, Slots, Offset, T, BN, D>(async);
   const int bs = BlockSize > 0 ? int(BlockSize) : int(cache.shape[1]);
-  // The in-block offset slot * stride[1] is computed in 32 bits.
-  const bool vec = A::vectorizable(cache) && bs > 0 && (long long)bs * cache.stride[1] < (1ll << 31);
   const TI* tableRow = table.data + seq * table.stride[0];
   const T* headBase = cache.data + head * cache.stride[2];
-  const int slotStride = int(cache.stride[1]);
   const int first = int(token_start), end = int(limit);
   // kLanes consecutive threads share a row, each copying every kLanes-th 16-byte piece, so
   // one copy instruction of a warp covers whole 128-byte lines of 32 / kLanes rows (fewer L2
@@ -173,29 +161,26 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
   constexpr int kPiecesPerThread = (kRowPieces + kLanes - 1) / kLanes;
   constexpr bool kRagged = int(BN) % kRowsPerPass != 0 || TJ_THREADS % kLanes != 0;
   const int lane = detail::threadId() % kLanes, rowInPass = detail::threadId() / kLanes;
-  if (!vec) {
-    detail::pagedCopyScalar<Layout, BN, D>(out.data, S::kStride, cache, table, seq, first, end, bs > 0 ? bs : 1, head);
-  } else {
 #pragma unroll
-    for (int m = 0; m < kPasses; ++m) {
-      const int row = m * kRowsPerPass + rowInPass;
-      if (kRagged && (rowInPass >= kRowsPerPass || row >= int(BN))) continue;
-      const int t = first + row;
-      const bool in = t >= 0 && t < end;
-      // Masked rows copy nothing (source size 0), from any address.
-      const T* src = cache.data;
-      if (in) {
-        const int logical = t / bs, slot = t - logical * bs;
-        const long long block = (long long)tableRow[logical * table.stride[1]];
-        src = headBase + block * cache.stride[0] + slot * slotStride;
-      }
-      const unsigned dstRow = detail::sharedAddress(out.data) + unsigned(row * S::kStride) * unsigned(sizeof(T));
+  for (int m = 0; m < kPasses; ++m) {
+    const int row = m * kRowsPerPass + rowInPass;
+    if (kRagged && (rowInPass >= kRowsPerPass || row >= int(BN))) continue;
+    const int t = first + row;
+    const bool in = t >= 0 && t < end;
+    // Masked rows copy nothing (source size 0), from any address.
+    const T* src = cache.data;
+    if (in) {
+      const int logical = t / bs, slot = t - logical * bs;
+      // The table's innermost stride is 1 (the launch check requires dense rows).
+      const long long block = (long long)tableRow[logical];
+      src = headBase + block * cache.stride[0] + (long long)slot * cache.stride[1];
+    }
+    const unsigned dstRow = detail::sharedAddress(out.data) + unsigned(row * S::kStride) * unsigned(sizeof(T));
 #pragma unroll
-      for (int j = 0; j < kPiecesPerThread; ++j) {
-        const int col = (lane + j * kLanes) * X;
-        if (kRowPieces % kLanes == 0 || col < int(D))
-          detail::cpAsync16(dstRow + unsigned(col) * unsigned(sizeof(T)), src + col, in ? 16 : 0);
-      }
+    for (int j = 0; j < kPiecesPerThread; ++j) {
+      const int col = (lane + j * kLanes) * X;
+      if (kRowPieces % kLanes == 0 || col < int(D))
+        detail::cpAsync16(dstRow + unsigned(col) * unsigned(sizeof(T)), src + col, in ? 16 : 0);
     }
   }
   out.group = async.commit();
