@@ -143,26 +143,45 @@ struct JitCompiler::Impl {
     return emitKernel(specialized.templateOp, target);
   }
 
-  absl::StatusOr<CompileResult> runToolchain(const EmittedKernel& kernel,
-                                             const TargetDescription& target) {
-    TJ_ASSIGN_OR_RETURN(const Toolchain* toolchain, toolchainFor(target));
-    TJ_ASSIGN_OR_RETURN(auto* library, headersFor(target.backend));
-    CompileRequest request{kernel.source, kernel.sourceName, kernel.metadata.entry, &target,
-                           *library};
-    absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
-    if (!compiled.ok())
-      return absl::Status(compiled.status().code(),
-                          absl::StrCat("compiling ", kernel.sourceName, " for ", target.name,
-                                       " failed: ", compiled.status().message()));
-    return compiled;
+  // The toolchain's compile of an emitted kernel, with the device library of its backend. The
+  // toolchain and headers come from the maps `mutex` guards; the compile itself needs no lock.
+  struct ToolchainJob {
+    const Toolchain* toolchain = nullptr;
+    const std::vector<std::pair<std::string, std::string>>* headers = nullptr;
+    absl::StatusOr<CompileResult> run(const EmittedKernel& kernel,
+                                      const TargetDescription& target) const {
+      CompileRequest request{kernel.source, kernel.sourceName, kernel.metadata.entry, &target,
+                             *headers};
+      absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
+      if (!compiled.ok())
+        return absl::Status(compiled.status().code(),
+                            absl::StrCat("compiling ", kernel.sourceName, " for ", target.name,
+                                         " failed: ", compiled.status().message()));
+      return compiled;
+    }
+  };
+  // Caller holds `mutex`.
+  absl::StatusOr<ToolchainJob> toolchainJob(const TargetDescription& target) {
+    ToolchainJob job;
+    TJ_ASSIGN_OR_RETURN(job.toolchain, toolchainFor(target));
+    TJ_ASSIGN_OR_RETURN(job.headers, headersFor(target.backend));
+    return job;
   }
 
+  // Emits under `mutex` (one MLIR context serves the process) and compiles without it, so
+  // that threads asking for different kernels compile them in parallel.
   absl::StatusOr<CacheEntry> build(const KernelSpec& spec, const TargetDescription& target,
                                    CompiledKernel& info) {
-    auto start = std::chrono::steady_clock::now();
-    TJ_ASSIGN_OR_RETURN(EmittedKernel emitted, emit(spec, target));
-    info.specializeSeconds = secondsSince(start);
-    TJ_ASSIGN_OR_RETURN(CompileResult compiled, runToolchain(emitted, target));
+    EmittedKernel emitted;
+    ToolchainJob job;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto start = std::chrono::steady_clock::now();
+      TJ_ASSIGN_OR_RETURN(emitted, emit(spec, target));
+      info.specializeSeconds = secondsSince(start);
+      TJ_ASSIGN_OR_RETURN(job, toolchainJob(target));
+    }
+    TJ_ASSIGN_OR_RETURN(CompileResult compiled, job.run(emitted, target));
     info.toolchainSeconds = compiled.seconds;
     info.toolchainLog = compiled.log;
     emitted.metadata.resources = compiled.resources;
@@ -195,10 +214,13 @@ absl::StatusOr<std::string> JitCompiler::cacheKey(const KernelSpec& spec) {
 
 absl::StatusOr<CompiledKernel> JitCompiler::compile(const KernelSpec& spec) {
   auto start = std::chrono::steady_clock::now();
-  std::lock_guard<std::mutex> lock(impl_->mutex);
   TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(spec.target));
   CompiledKernel info;
-  TJ_ASSIGN_OR_RETURN(info.key, impl_->key(spec, *target));
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    TJ_ASSIGN_OR_RETURN(info.key, impl_->key(spec, *target));
+  }
+  // Unlocked: build() takes the lock for what needs it; the disk cache locks per key.
   CacheEntry entry;
   if (impl_->cache) {
     bool hit = false;
@@ -240,7 +262,8 @@ absl::StatusOr<std::string> JitCompiler::dumpStage(const KernelSpec& spec, Stage
   }
   TJ_ASSIGN_OR_RETURN(EmittedKernel emitted, impl_->emit(spec, *target));
   if (stage == Stage::kCpp) return emitted.source;
-  TJ_ASSIGN_OR_RETURN(CompileResult compiled, impl_->runToolchain(emitted, *target));
+  TJ_ASSIGN_OR_RETURN(Impl::ToolchainJob job, impl_->toolchainJob(*target));
+  TJ_ASSIGN_OR_RETURN(CompileResult compiled, job.run(emitted, *target));
   if (compiled.intermediate.empty())
     return absl::UnimplementedError(absl::StrCat("the ", target->name,
                                                  " toolchain produces no assembly listing"));

@@ -1,6 +1,11 @@
 #include "compiler/ops/paged_decode.h"
 
+#include <future>
+#include <optional>
+#include <system_error>
+
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "support/status.h"
 
@@ -26,8 +31,54 @@ std::optional<DecodeTiling> chooseDecodeTiling(const TargetDescription& target, 
   return std::nullopt;
 }
 
+namespace {
+
+// The merge's parameters: the split-K kernel's dtype, head size and partition size, then the
+// target's rules for its step and heads per program, then the caller's "reduce_" tuning.
+absl::StatusOr<KernelSpec> reduceSpecFor(const PagedDecodeConfig& config,
+                                         const TargetDescription& target,
+                                         const std::map<std::string, std::string>& decodeParams,
+                                         const std::map<std::string, std::string>& reduceTuning,
+                                         int64_t partitionSize) {
+  std::map<std::string, std::string> params = {{"dtype", decodeParams.at("dtype")},
+                                               {"head_size", decodeParams.at("head_size")},
+                                               {"partition_size", std::to_string(partitionSize)}};
+  // A merge step wider than the partitions a sequence can have only costs registers and
+  // exchanges (measured: 64/8 heads, batch 256 at 1K tokens, 16-wide steps over 1 partition).
+  if (auto it = target.tuning.find("paged_decode_reduce.partitions_per_step");
+      it != target.tuning.end() && config.maxModelLen > 0) {
+    int64_t partitions = (config.maxModelLen + partitionSize - 1) / partitionSize;
+    int64_t step = 1;
+    while (step < partitions && step < it->second) step *= 2;
+    params["partitions_per_step"] = std::to_string(step);
+  }
+  auto pairs = target.tuning.find("paged_decode_reduce.large_merge_pairs");
+  auto heads = target.tuning.find("paged_decode_reduce.large_merge_heads_per_program");
+  if (pairs != target.tuning.end() && heads != target.tuning.end() && config.numSeqs > 0 &&
+      config.numKvHeads > 0 &&
+      config.numSeqs * config.numKvHeads * config.gqaRatio >= pairs->second)
+    params["heads_per_program"] = std::to_string(heads->second);
+  for (const auto& [name, value] : reduceTuning) params[name] = value;
+  return specFor(config, "paged_decode_reduce", target.name, std::move(params));
+}
+
+// The partition size the split-K kernel will be specialized with, when known before it is:
+// given, or the target's tuning value.
+std::optional<int64_t> expectedPartitionSize(const TargetDescription& target,
+                                             const std::map<std::string, std::string>& params) {
+  int64_t value = 0;
+  if (auto it = params.find("partition_size"); it != params.end())
+    return absl::SimpleAtoi(it->second, &value) ? std::optional<int64_t>(value) : std::nullopt;
+  if (auto it = target.tuning.find("paged_decode.partition_size"); it != target.tuning.end())
+    return it->second;
+  return std::nullopt;
+}
+
+}  // namespace
+
 absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device,
                                                 const PagedDecodeConfig& config) {
+  TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(device.target()));
   std::map<std::string, std::string> params = {
       {"dtype", config.dtype},
       {"head_size", std::to_string(config.headSize)},
@@ -38,7 +89,6 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
       {"alibi", config.alibi ? "1" : "0"},
   };
   if (config.numSeqs > 0 && config.numKvHeads > 0 && config.maxModelLen > 0) {
-    TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(device.target()));
     if (auto tiling = chooseDecodeTiling(*target, config.numSeqs * config.numKvHeads,
                                          config.maxModelLen, config.headSize)) {
       params["partition_size"] = std::to_string(tiling->partitionSize);
@@ -55,40 +105,42 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
   }
   TJ_ASSIGN_OR_RETURN(KernelSpec decodeSpec,
                       specFor(config, "paged_decode", device.target(), params));
-  PagedDecode op;
-  op.device_ = &device;
-  TJ_ASSIGN_OR_RETURN(op.decode_, jit.load(device, decodeSpec, &op.decodeInfo_));
-  op.decodeInfo_.binary.clear();  // kept for its times and flags, not its bytes
-  // The reduce must agree with the decode kernel's choices, whatever chose them.
-  std::map<std::string, std::string> reduceParams;
-  for (const auto& [name, value] : op.decode_->metadata().parameters)
-    if (name == "dtype" || name == "head_size" || name == "partition_size")
-      reduceParams[name] = value;
-  // A merge step wider than the partitions a sequence can have only costs registers and
-  // exchanges (measured: 64/8 heads, batch 256 at 1K tokens, 16-wide steps over 1 partition).
-  const int64_t partitionSize = std::stoll(reduceParams["partition_size"]);
-  if (config.maxModelLen > 0) {
-    TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(device.target()));
-    if (auto it = target->tuning.find("paged_decode_reduce.partitions_per_step");
-        it != target->tuning.end()) {
-      int64_t partitions = (config.maxModelLen + partitionSize - 1) / partitionSize;
-      int64_t step = 1;
-      while (step < partitions && step < it->second) step *= 2;
-      reduceParams["partitions_per_step"] = std::to_string(step);
+
+  // Both kernels compile at once when the partition size is known beforehand (a cold op costs
+  // its slower kernel, not the sum); the split-K kernel's own value is checked afterwards.
+  std::optional<int64_t> expected = expectedPartitionSize(*target, params);
+  std::future<absl::StatusOr<const LoadedKernel*>> early;
+  if (expected) {
+    TJ_ASSIGN_OR_RETURN(KernelSpec reduceSpec,
+                        reduceSpecFor(config, *target, params, reduceTuning, *expected));
+    try {
+      early = std::async(std::launch::async, [&jit, &device, reduceSpec] {
+        return jit.load(device, reduceSpec);
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had: the merge compiles after the split-K kernel below.
     }
   }
-  if (config.numSeqs > 0 && config.numKvHeads > 0) {
-    TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(device.target()));
-    auto pairs = target->tuning.find("paged_decode_reduce.large_merge_pairs");
-    auto heads = target->tuning.find("paged_decode_reduce.large_merge_heads_per_program");
-    if (pairs != target->tuning.end() && heads != target->tuning.end() &&
-        config.numSeqs * config.numKvHeads * config.gqaRatio >= pairs->second)
-      reduceParams["heads_per_program"] = std::to_string(heads->second);
+  PagedDecode op;
+  op.device_ = &device;
+  absl::StatusOr<const LoadedKernel*> decode = jit.load(device, decodeSpec, &op.decodeInfo_);
+  absl::StatusOr<const LoadedKernel*> reduce =
+      early.valid() ? early.get() : absl::StatusOr<const LoadedKernel*>(nullptr);
+  if (!decode.ok()) return decode.status();
+  op.decode_ = *decode;
+  op.decodeInfo_.binary.clear();  // kept for its times and flags, not its bytes
+  int64_t partitionSize = 0;
+  for (const auto& [name, value] : op.decode_->metadata().parameters)
+    if (name == "partition_size" && !absl::SimpleAtoi(value, &partitionSize))
+      return absl::InternalError(absl::StrCat("paged_decode reports partition_size '", value, "'"));
+  if (!early.valid() || partitionSize != *expected) {
+    // The merge must agree with the split-K kernel, whatever chose its values.
+    TJ_ASSIGN_OR_RETURN(KernelSpec reduceSpec,
+                        reduceSpecFor(config, *target, params, reduceTuning, partitionSize));
+    reduce = jit.load(device, reduceSpec);
   }
-  for (const auto& [name, value] : reduceTuning) reduceParams[name] = value;
-  TJ_ASSIGN_OR_RETURN(KernelSpec reduceSpec,
-                      specFor(config, "paged_decode_reduce", device.target(), reduceParams));
-  TJ_ASSIGN_OR_RETURN(op.reduce_, jit.load(device, reduceSpec));
+  if (!reduce.ok()) return reduce.status();
+  op.reduce_ = *reduce;
   op.partitionSize_ = partitionSize;
   return op;
 }

@@ -9,9 +9,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
+#include <tuple>
+#include <vector>
 
 #include "compiler/embedded_files.h"
 #include "compiler/ops/paged_decode.h"
+#include "compiler/toolchains/toolchain.h"
 
 namespace tilejit {
 namespace {
@@ -123,6 +127,50 @@ TEST(JitCompilerErrors, UnknownTemplateListsTheShippedOnes) {
 
 namespace tilejit {
 namespace {
+
+// Threads that ask one JIT for different kernels compile them side by side (emission is
+// serialized, the toolchains are not), and each gets its own kernel.
+// (disk cache on, target): the host compiler runs as processes, nvrtc in this one.
+class JitCompilerThreads : public ::testing::TestWithParam<std::tuple<bool, std::string>> {};
+
+TEST_P(JitCompilerThreads, DifferentKernelsCompileConcurrently) {
+  const auto& [useDiskCache, target] = GetParam();
+  auto description = lookupTarget(target);
+  ASSERT_TRUE(description.ok());
+  if (auto toolchain = createToolchain(**description); !toolchain.ok())
+    GTEST_SKIP() << toolchain.status().message();
+  JitOptions options;
+  options.useDiskCache = useDiskCache;
+  std::filesystem::path cacheDir = std::filesystem::path(::testing::TempDir()) / "threads-cache";
+  std::filesystem::remove_all(cacheDir);
+  options.cache.directory = cacheDir.string();
+  auto jit = JitCompiler::create(options);
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  std::vector<KernelSpec> specs;
+  for (const char* heads : {"1", "2", "4", "8"}) {
+    auto spec = KernelSpec::shipped("merge_attn_states", target, {{"heads_per_program", heads}});
+    ASSERT_TRUE(spec.ok()) << spec.status();
+    specs.push_back(*spec);
+  }
+  std::vector<absl::StatusOr<CompiledKernel>> results(specs.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < specs.size(); ++i)
+    threads.emplace_back([&, i] { results[i] = (*jit)->compile(specs[i]); });
+  for (std::thread& thread : threads) thread.join();
+  for (size_t i = 0; i < specs.size(); ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].status();
+    EXPECT_FALSE(results[i]->binary.empty());
+    auto key = (*jit)->cacheKey(specs[i]);
+    ASSERT_TRUE(key.ok());
+    EXPECT_EQ(results[i]->key, *key);
+    bool found = false;
+    for (const auto& [name, value] : results[i]->metadata.parameters)
+      found |= name == "heads_per_program" && value == specs[i].parameters.at("heads_per_program");
+    EXPECT_TRUE(found) << "kernel " << i << " lost its parameters";
+  }
+}
+INSTANTIATE_TEST_SUITE_P(CacheAndTarget, JitCompilerThreads,
+                         ::testing::Combine(::testing::Bool(), ::testing::Values("host", "sm_90")));
 
 TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   auto h200 = lookupTarget("sm_90");
