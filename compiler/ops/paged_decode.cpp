@@ -133,6 +133,8 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
   for (const auto& [name, value] : op.decode_->metadata().parameters)
     if (name == "partition_size" && !absl::SimpleAtoi(value, &partitionSize))
       return absl::InternalError(absl::StrCat("paged_decode reports partition_size '", value, "'"));
+  if (partitionSize <= 0)
+    return absl::InternalError("paged_decode was specialized without a positive partition_size");
   if (!early.valid() || partitionSize != *expected) {
     // The merge must agree with the split-K kernel, whatever chose its values.
     TJ_ASSIGN_OR_RETURN(KernelSpec reduceSpec,
