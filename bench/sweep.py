@@ -67,21 +67,19 @@ def sweep_decode():
     D, BS = 128, 16
     cells = [(32, 8, 1, 16384), (32, 8, 16, 4096), (32, 8, 64, 16384), (32, 32, 64, 4096),
              (64, 8, 256, 4096)]
-    templates = {"shipped": "paged_decode"}
     for hq, hkv, b, ctx in cells:
         data = decode_inputs(b, ctx, hq, hkv, D, BS)
         kc, vc, table, lens, q = data.k_cache, data.v_cache, data.table, data.lens, data.q
         out = torch.empty_like(q)
         slopes = torch.zeros(hq, device="cuda")
         kv_bytes = b * ctx * hkv * D * 4
-        for (tname, tpath), bn, warps, part in itertools.product(
-                templates.items(), (32, 64, 128), (4, 8), (256, 1024)):
+        for bn, warps, part in itertools.product((32, 64, 128), (4, 8), (256, 1024)):
             common = dict(gqa_ratio=hq // hkv, q_rows=16, partition_size=part)
             try:
-                dec = jit.load(tpath, block_n=bn, num_warps=warps, **common)
+                dec = jit.load("paged_decode", block_n=bn, num_warps=warps, **common)
                 red = jit.load("paged_decode_reduce", partition_size=part)
             except tilejit.TilejitError as e:
-                record(dict(item="decode", error=str(e)[:200], template=tname, block_n=bn))
+                record(dict(item="decode", error=str(e)[:200], template="shipped", block_n=bn))
                 continue
             parts = math.ceil(ctx / part)
             po = torch.empty(b, parts, hq, D, device="cuda")
@@ -89,7 +87,7 @@ def sweep_decode():
             da = dec.make_args(out, po, pl, q, kc, vc, table, lens, slopes, 1 / math.sqrt(D), 0.0, 0)
             ra = red.make_args(out, po, pl, lens)
             us = time_us(lambda: (dec.launch_args(da), red.launch_args(ra)))
-            record(dict(item="decode", hq=hq, hkv=hkv, batch=b, ctx=ctx, template=tname,
+            record(dict(item="decode", hq=hq, hkv=hkv, batch=b, ctx=ctx, template="shipped",
                         block_n=bn, num_warps=warps, partition_size=part, us=us,
                         TBps=kv_bytes / us / 1e6, registers=dec.info.registers))
         del kc, vc, data

@@ -15,6 +15,13 @@ namespace {
 using namespace cuda;  // NOLINT: this file is the CUDA backend
 using Grid = std::array<GridExpression, 3>;
 
+// TILEJIT_EARLY_LAUNCH=0 turns programmatic dependent launch off (to measure it, or to rule
+// it out); read once per device.
+bool earlyLaunchWanted() {
+  const char* value = std::getenv("TILEJIT_EARLY_LAUNCH");
+  return value == nullptr || std::string_view(value) != "0";
+}
+
 // Programs may use this much shared memory (static + dynamic) without opting in.
 inline constexpr int64_t kDefaultDynamicSharedLimit = 48 * 1024;
 
@@ -42,10 +49,7 @@ class CudaDevice : public Device {
         minor_(minor),
         maxGrid_{maxGrid[0], maxGrid[1], maxGrid[2]},
         maxSharedOptin_(maxSharedOptin),
-        // TILEJIT_EARLY_LAUNCH=0 turns it off (to measure it, or to rule it out).
-        earlyLaunch_(major >= 9 && api->cuLaunchKernelEx &&
-                     std::string_view(getenv("TILEJIT_EARLY_LAUNCH") ? getenv("TILEJIT_EARLY_LAUNCH")
-                                                                     : "1") != "0") {}
+        earlyLaunch_(major >= 9 && api->cuLaunchKernelEx && earlyLaunchWanted()) {}
 
   std::string name() const override { return absl::StrCat(name_, " (", target(), ")"); }
   std::string target() const override { return absl::StrCat("sm_", major_ * 10 + minor_); }

@@ -45,19 +45,17 @@ absl::StatusOr<KernelSpec> reduceSpecFor(const PagedDecodeConfig& config,
                                                {"partition_size", std::to_string(partitionSize)}};
   // A merge step wider than the partitions a sequence can have only costs registers and
   // exchanges (measured: 64/8 heads, batch 256 at 1K tokens, 16-wide steps over 1 partition).
-  if (auto it = target.tuning.find("paged_decode_reduce.partitions_per_step");
-      it != target.tuning.end() && config.maxModelLen > 0) {
+  if (auto widest = target.tuned("paged_decode_reduce.partitions_per_step");
+      widest && config.maxModelLen > 0) {
     int64_t partitions = (config.maxModelLen + partitionSize - 1) / partitionSize;
     int64_t step = 1;
-    while (step < partitions && step < it->second) step *= 2;
+    while (step < partitions && step < *widest) step *= 2;
     params["partitions_per_step"] = std::to_string(step);
   }
-  auto pairs = target.tuning.find("paged_decode_reduce.large_merge_pairs");
-  auto heads = target.tuning.find("paged_decode_reduce.large_merge_heads_per_program");
-  if (pairs != target.tuning.end() && heads != target.tuning.end() && config.numSeqs > 0 &&
-      config.numKvHeads > 0 &&
-      config.numSeqs * config.numKvHeads * config.gqaRatio >= pairs->second)
-    params["heads_per_program"] = std::to_string(heads->second);
+  auto pairs = target.tuned("paged_decode_reduce.large_merge_pairs");
+  auto heads = target.tuned("paged_decode_reduce.large_merge_heads_per_program");
+  if (pairs && heads && config.numSeqs * config.numKvHeads * config.gqaRatio >= *pairs)
+    params["heads_per_program"] = std::to_string(*heads);
   for (const auto& [name, value] : reduceTuning) params[name] = value;
   return specFor(config, "paged_decode_reduce", target.name, std::move(params));
 }
@@ -69,9 +67,7 @@ std::optional<int64_t> expectedPartitionSize(const TargetDescription& target,
   int64_t value = 0;
   if (auto it = params.find("partition_size"); it != params.end())
     return absl::SimpleAtoi(it->second, &value) ? std::optional<int64_t>(value) : std::nullopt;
-  if (auto it = target.tuning.find("paged_decode.partition_size"); it != target.tuning.end())
-    return it->second;
-  return std::nullopt;
+  return target.tuned("paged_decode.partition_size");
 }
 
 }  // namespace

@@ -109,9 +109,9 @@ absl::StatusOr<llvm::StringMap<Attribute>> bindParameters(
     Attribute value;
     if (auto given = values.find(name); given != values.end()) {
       TJ_ASSIGN_OR_RETURN(value, parseParamValue(param, given->second));
-    } else if (auto tuned = target.tuning.find(templateName + "." + name);
-               tuned != target.tuning.end() && param.getKind() == tj::ParamKind::Int) {
-      value = IntegerAttr::get(IntegerType::get(param.getContext(), 64), tuned->second);
+    } else if (auto tuned = target.tuned(templateName + "." + name);
+               tuned && param.getKind() == tj::ParamKind::Int) {
+      value = IntegerAttr::get(IntegerType::get(param.getContext(), 64), *tuned);
     } else if (Attribute fallback = param.getDefaultValueAttr()) {
       value = fallback;
     } else {

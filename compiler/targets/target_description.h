@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,6 +53,11 @@ struct TargetDescription {
   std::vector<DecodeTiling> decodeTilings;
 
   bool isGpu() const { return vendor != Vendor::kHost; }
+  // The tuning value under `key` ("<template>.<parameter>"), if the target has one.
+  std::optional<int64_t> tuned(const std::string& key) const {
+    auto it = tuning.find(key);
+    return it == tuning.end() ? std::nullopt : std::optional<int64_t>(it->second);
+  }
 };
 
 // Looks a target up by name; the error lists the known names.
