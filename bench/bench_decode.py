@@ -27,7 +27,9 @@ os.makedirs(OUT, exist_ok=True)
 D, BS, NSEG, LIMIT = 128, 16, 16, 60e9
 PARTITIONS = [int(p) for p in os.environ.get("PARTITIONS", "64,128,256,1024,4096").split(",")]
 BLOCK_NS = [int(n) for n in os.environ.get("BLOCK_NS", "32,64").split(",")]
-VARIANTS = [(p, n) for p in PARTITIONS for n in BLOCK_NS]
+# K/V tiles in flight ahead of the one in use (paged_decode's prefetch_depth).
+DEPTHS = [int(d) for d in os.environ.get("DEPTHS", "1").split(",")]
+VARIANTS = [(p, n, d) for p in PARTITIONS for n in BLOCK_NS for d in DEPTHS]
 CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset
 # Extra paged_decode parameters for experiments, e.g. '{"min_blocks_per_sm": 4}'.
 DECODE_PARAMS = json.loads(os.environ.get("DECODE_PARAMS", "{}"))
@@ -37,12 +39,17 @@ jit = tilejit.Jit()
 _kernels = {}
 
 
-def kernels(ratio, partition, block_n, partitions, merge_head_count):
-    key = (ratio, partition, block_n, merge_step(partitions), merge_head_count)
+def variant_name(partition, block_n, depth):
+    return f"p{partition}_n{block_n}" + (f"_d{depth}" if depth > 1 else "")
+
+
+def kernels(ratio, partition, block_n, depth, partitions, merge_head_count):
+    key = (ratio, partition, block_n, depth, merge_step(partitions), merge_head_count)
     if key not in _kernels:
         common = dict(dtype="bf16", head_size=D, gqa_ratio=ratio, q_rows=16,
                       partition_size=partition)
-        params = dict(dict(block_size=BS, block_n=block_n, num_warps=4), **DECODE_PARAMS)
+        params = dict(dict(block_size=BS, block_n=block_n, num_warps=4, prefetch_depth=depth),
+                      **DECODE_PARAMS)
         dec = jit.load("paged_decode", **params, **common)
         red = jit.load("paged_decode_reduce", **dict(dict(
             dtype="bf16", head_size=D, partition_size=partition,
@@ -94,9 +101,9 @@ def run_case(hq, hkv, b, ctx):
 
     # tilejit, one partition size at a time
     slopes = torch.zeros(hq, dtype=torch.float32, device=dev)
-    for partition, block_n in VARIANTS:
+    for partition, block_n, depth in VARIANTS:
         parts = max(1, math.ceil(ctx / partition))
-        dec, red = kernels(hq // hkv, partition, block_n, parts, merge_heads(b, hq))
+        dec, red = kernels(hq // hkv, partition, block_n, depth, parts, merge_heads(b, hq))
         p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
         dargs = dec.make_args(out, p_out, p_lse, q, k_cache, v_cache, block_table, seq_lens, slopes,
@@ -106,7 +113,7 @@ def run_case(hq, hkv, b, ctx):
         def f_tj(dec=dec, red=red, dargs=dargs, rargs=rargs):
             dec.launch_args(dargs)
             red.launch_args(rargs)
-        timed(f"tilejit_p{partition}_n{block_n}", f_tj)
+        timed(f"tilejit_{variant_name(partition, block_n, depth)}", f_tj)
         del p_out, p_lse
 
     thr = 128 // hkv
@@ -162,7 +169,7 @@ def main():
         if "skipped" in r:
             print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} skipped")
             continue
-        tj = min((f"p{p}_n{n}" for p, n in VARIANTS), key=lambda v: r.get(f"tilejit_{v}_us", 1e30))
+        tj = min((variant_name(*v) for v in VARIANTS), key=lambda v: r.get(f"tilejit_{v}_us", 1e30))
         tj_us = r[f"tilejit_{tj}_us"]
         peers = {k: r[f"{k}_us"] for k in ("unified", "unified_alt", "decode_s4", "decode_s16") if f"{k}_us" in r}
         best = min(peers, key=peers.get)

@@ -17,6 +17,11 @@ namespace tilejit {
 // their static result types, and the shapes flow through arith/math/scf.
 std::unique_ptr<mlir::Pass> createRefineTileShapesPass();
 
+// Loops marked `tj.prefetch_depth = d` (d in [1, 3]) carry d tiles loaded ahead instead of
+// one: the prologue loads d - 1 more steps and the body loads step iv + d * step. The
+// attribute is consumed; a marked loop without a one-step-ahead tj.paged_load is an error.
+std::unique_ptr<mlir::Pass> createDeepenLoopPrefetchPass();
+
 // GPU targets: loads whose tiles only feed tensor-core dots (directly or through scf.for
 // iter_args) copy asynchronously into shared memory. `sharedBytes` is what a program may
 // use in all; the device library's scratch (libraryScratchBytes) comes out of it first.

@@ -17,6 +17,9 @@ tj.template @paged_decode {
   tj.param @block_n : int values [16, 32, 64, 128]
   tj.param @partition_size : int values [64, 128, 256, 512, 1024, 2048, 4096]
   tj.param @num_warps : int values [1, 2, 4, 8]
+  // K/V tiles in flight ahead of the one in use (tj-deepen-loop-prefetch): more bytes in
+  // flight per program, at one more tile of shared memory per chain and step.
+  tj.param @prefetch_depth : int range [1, 3] default 1
   // Occupancy hint (programs resident per SM; 0 = none): caps registers per thread.
   tj.param @min_blocks_per_sm : int range [0, 32] default 0
   tj.param @soft_cap : int values [0, 1] default 0
@@ -216,7 +219,7 @@ tj.template @paged_decode {
             : tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?xf32> -> tensor<?x?xf32>
         scf.yield %m_new, %l_new, %acc_new, %k_next, %v_next
             : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>
-      }
+      } {tj.prefetch_depth = "prefetch_depth"}
 
       // Partial result of this partition: acc / l and lse = m + log(l); an empty one is 0, -inf.
       %l_zero = arith.cmpf oeq, %l, %zero_r : tensor<?xf32>

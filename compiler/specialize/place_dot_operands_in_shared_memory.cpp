@@ -6,8 +6,8 @@
 // prefetches the next tile - the load can instead copy global memory straight into shared
 // memory, asynchronously (cp.async), so the copy of the next tile overlaps the current
 // tile's math and costs no registers. The pass marks such loads with `shared_buffer` (one
-// buffer per chain of loads linked by iter_args) and `shared_slots` (2 when the chain is
-// loop-carried: the value in use and the one in flight; 1 otherwise), within a shared-memory
+// buffer per chain of loads linked by iter_args) and `shared_slots` (one per loop-carried
+// value of the chain, plus one for the copy in flight), within a shared-memory
 // budget, in program order. Everything else stays as it was.
 #include "compiler/passes.h"
 #include "dialects/tj/TjDialect.h"
@@ -21,6 +21,8 @@ namespace {
 using namespace mlir;
 
 constexpr int64_t kMaxBuffers = 8;
+// The device library's limit (SharedTile slots of one buffer).
+constexpr int64_t kMaxSlots = 4;
 
 bool isHalfTile(Type type) {
   auto tile = dyn_cast<RankedTensorType>(type);
@@ -88,9 +90,9 @@ FailureOr<Chain> collectChain(Operation* seed) {
   }
   for (Value value : values)
     if (isa<BlockArgument>(value)) ++chain.carries;
-  // Two slots hold one carried value and the next one in flight; deeper prefetching would
-  // need more slots.
-  if (chain.carries > 1) return failure();
+  // One slot per carried value (the tile in use and those prefetched after it, see
+  // tj-deepen-loop-prefetch) and one for the copy in flight.
+  if (chain.carries > kMaxSlots - 1) return failure();
   for (Operation* load : chain.loads)
     if (load->getResult(0).getType() != seed->getResult(0).getType()) return failure();
   return chain;
@@ -130,7 +132,7 @@ class PlaceDotOperandsInSharedMemory
     for (size_t count = chains.size(); count > 0; --count) {
       int64_t bytes = 0;
       for (size_t i = 0; i < chains.size(); ++i) {
-        int64_t slots = chains[i].carries > 0 ? 2 : 1;
+        int64_t slots = chains[i].carries + 1;
         for (Operation* load : chains[i].loads) {
           if (i < count) {
             load->setAttr("shared_buffer", builder.getI64IntegerAttr(int64_t(i)));

@@ -139,6 +139,7 @@ std::unique_ptr<mlir::Pass> createRefineTileShapesPass() {
 namespace tilejit {
 void registerTilejitPasses() {
   mlir::PassRegistration<RefineTileShapesPass>();
+  mlir::registerPass([] { return createDeepenLoopPrefetchPass(); });
   mlir::registerPass([] { return createPlaceDotOperandsInSharedMemoryPass(kDefaultSharedBytes); });
   mlir::registerPass([] { return createAssignMmaLayoutsPass(); });
 }

@@ -185,6 +185,8 @@ absl::Status substituteParameters(tj::TemplateOp templ, const TargetDescription&
       op->erase();
     } else if (auto tile = op->getAttrOfType<ArrayAttr>("tile")) {
       op->setAttr("tile", bindExtents(tile, bound));
+    } else if (Attribute depth = op->getAttr("tj.prefetch_depth")) {
+      op->setAttr("tj.prefetch_depth", bindExtent(depth, bound));
     }
     return WalkResult::advance();
   });
@@ -398,6 +400,9 @@ absl::StatusOr<SpecializedKernel> specializeTemplate(
   TJ_RETURN_IF_ERROR(checkNoAuthoredLayouts(templ));
   PassManager pm(&context);
   pm.addPass(createRefineTileShapesPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createDeepenLoopPrefetchPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // Async copies into shared memory need cp.async (sm_80+, every CUDA target we have). Placed

@@ -531,8 +531,8 @@ static LogicalResult verifySharedPlacement(OpT op) {
   if (buffer != slots) return op.emitOpError("shared_buffer and shared_slots go together");
   if (*op.getSharedBuffer() < 0 || *op.getSharedBuffer() >= 8)
     return op.emitOpError("shared_buffer must be in [0, 8)");
-  if (*op.getSharedSlots() != 1 && *op.getSharedSlots() != 2)
-    return op.emitOpError("shared_slots must be 1 or 2");
+  if (*op.getSharedSlots() < 1 || *op.getSharedSlots() > 4)
+    return op.emitOpError("shared_slots must be in [1, 4]");
   auto result = cast<RankedTensorType>(op.getType());
   if (result.getRank() != 2 || result.getElementTypeBitWidth() != 16)
     return op.emitOpError("only 2-D tiles of 16-bit elements are placed in shared memory");

@@ -85,6 +85,15 @@ inline std::vector<DecodeCase> decodeCases(bool full) {
                 {"reduce_heads_per_program", "4"}};
     add("merge_steps", c);
   }
+  for (int64_t depth : {2, 3}) {
+    // K/V tiles two and three steps ahead (tj-deepen-loop-prefetch): partitions of several
+    // tiles, lengths that end inside the prologue's tiles, a window that starts mid-partition.
+    PagedDecodeConfig c = base;
+    c.blockSize = depth == 2 ? 16 : 8;
+    c.tuning = {{"partition_size", "128"}, {"block_n", "16"}, {"prefetch_depth", std::to_string(depth)}};
+    DecodeCase* added = add("prefetch" + std::to_string(depth), c);
+    if (depth == 3) added->slidingWindow = 45;
+  }
   return cases;
 }
 

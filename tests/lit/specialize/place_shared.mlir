@@ -9,6 +9,13 @@
 // SM90: scf.for
 // SM90: tj.paged_load %key_cache{{.*}} [32, 128] {shared_buffer = 1 : i64, shared_slots = 2 : i64}
 // SM90: tj.paged_load %value_cache{{.*}} [32, 128] {shared_buffer = 2 : i64, shared_slots = 2 : i64}
+// Two tiles ahead (tj-deepen-loop-prefetch): three slots per K/V buffer, used in turn.
+// RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p prefetch_depth=2 --emit specialized --no-cache | FileCheck %s --check-prefix=DEEP
+// DEEP: tj.paged_load %key_cache{{.*}} [32, 128] {shared_buffer = 1 : i64, shared_slots = 3 : i64}
+// DEEP: tj.paged_load %value_cache{{.*}} [32, 128] {shared_buffer = 2 : i64, shared_slots = 3 : i64}
+// DEEP: tj.paged_load %key_cache{{.*}} [32, 128] {shared_buffer = 1 : i64, shared_slots = 3 : i64}
+// DEEP: tj.paged_load %value_cache{{.*}} [32, 128] {shared_buffer = 2 : i64, shared_slots = 3 : i64}
+// DEEP: scf.for {{.*}} iter_args({{.*}}, {{.*}}, {{.*}}, {{.*}}, {{.*}}, {{.*}}, {{.*}})
 // RUN: tilejit compile %templates/paged_decode.mlir --target host -p gqa_ratio=4 --emit specialized --no-cache | FileCheck %s --check-prefix=HOST
 // HOST-NOT: shared_buffer
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p kv_layout=shuffled --emit specialized --no-cache | FileCheck %s --check-prefix=SHUFFLED

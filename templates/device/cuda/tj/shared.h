@@ -5,8 +5,8 @@
 // for exactly the copies it needs (commit groups are counted in AsyncCopies), so a tile
 // prefetched for the next loop iteration stays in flight during this one's math and costs no
 // registers. Placed buffers live in the kernel's dynamic shared memory, at offsets the
-// emitter assigns. Each placed buffer has `Slots` slots: 2 for a loop-carried chain (the tile
-// in use and the one in flight), used alternately.
+// emitter assigns. Each placed buffer has `Slots` slots, used in turn: 2 for a loop-carried
+// chain (the tile in use and the one in flight), one more per tile a deeper prefetch carries.
 //
 // Reuse of a slot is safe: a slot is only rewritten after the dot that read its previous
 // tile, and before the copy, a barrier separates that dot's reads from the new writes - the
@@ -57,16 +57,18 @@ struct AsyncCopies {
   __device__ __forceinline__ void waitFor(int group) {
     const int newer = committed - 1 - group;  // groups committed after it may stay in flight
     // Where the compiler cannot prove the distance (a tile carried through a loop), a jump
-    // table (BRX) would pick the wait; the distances of a double-buffered loop are tried first.
+    // table (BRX) would pick the wait; the distances of a loop carrying two chains one or
+    // two tiles ahead are tried first.
     if (newer == 2) {
       asm volatile("cp.async.wait_group 2;" ::: "memory");
+    } else if (newer == 4) {
+      asm volatile("cp.async.wait_group 4;" ::: "memory");
     } else if (newer == 1) {
       asm volatile("cp.async.wait_group 1;" ::: "memory");
     } else if (newer <= 0) {
       asm volatile("cp.async.wait_group 0;" ::: "memory");
     } else switch (newer) {
       case 3: asm volatile("cp.async.wait_group 3;" ::: "memory"); break;
-      case 4: asm volatile("cp.async.wait_group 4;" ::: "memory"); break;
       case 5: asm volatile("cp.async.wait_group 5;" ::: "memory"); break;
       case 6: asm volatile("cp.async.wait_group 6;" ::: "memory"); break;
       default: asm volatile("cp.async.wait_group 7;" ::: "memory"); break;
@@ -75,8 +77,8 @@ struct AsyncCopies {
     readsPending = 0;
   }
   __device__ __forceinline__ void markRead(int buffer) { readsPending |= 1u << buffer; }
-  // Before a copy overwrites a slot of `buffer`: no thread may still be reading the buffer.
-  // (A read of its other slot is the more recent one, so one bit per buffer is enough.)
+  // Before a copy overwrites a slot of `buffer`: no thread may still be reading the buffer
+  // (any of its slots: one bit per buffer, conservative when it has more than two).
   __device__ __forceinline__ void settleReads(int buffer) {
     if (readsPending & (1u << buffer)) {
       __syncthreads();
@@ -97,12 +99,12 @@ __device__ __forceinline__ unsigned char* dynamicShared() {
 template <int Buffer, int Slots, int Offset, typename T, int64_t R, int64_t C>
 __device__ __forceinline__ SharedTile<T, R, C> takeSlot(AsyncCopies& async) {
   static_assert(Buffer >= 0 && Buffer < kMaxSharedBuffers, "shared buffer id out of range");
-  static_assert(Slots == 1 || Slots == 2, "one or two slots per shared buffer");
+  static_assert(Slots >= 1 && Slots <= 4, "one to four slots per shared buffer");
   static_assert(Offset % 16 == 0, "shared buffers are 16-byte aligned");
   using S = SharedTile<T, R, C>;
   T* base = reinterpret_cast<T*>(dynamicShared() + Offset);
   async.settleReads(Buffer);
-  const int slot = Slots == 1 ? 0 : (async.uses[Buffer]++ & 1);
+  const int slot = Slots == 1 ? 0 : int(unsigned(async.uses[Buffer]++) % unsigned(Slots));
   return S{base + slot * S::kElems, 0, Buffer};
 }
 
