@@ -265,7 +265,7 @@ def Tj_LoadOp : Tj_Op<"load", [AttrSizedOperandSegments,
 
     `shared_buffer`/`shared_slots` are set by tj-place-dot-operands-in-shared-memory (GPU
     targets), never by templates: the tile then lives in shared memory buffer
-    `shared_buffer`, filled asynchronously, in one of `shared_slots` (1 or 2) slots.
+    `shared_buffer`, filled asynchronously, in one of `shared_slots` (1 to 4) slots, used in turn.
   }];
   let arguments = (ins Tj_ViewType:$view, Variadic<Index>:$offsets, Variadic<Index>:$limits,
                        Optional<AnyType>:$other, Tj_TileShapeAttr:$tile,
