@@ -182,10 +182,11 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   EXPECT_EQ(batch1Short->blockN, 64);
   auto batch1Long = chooseDecodeTiling(**h200, 8, 16384, 128);
   ASSERT_TRUE(batch1Long.has_value());
-  EXPECT_EQ(batch1Long->partitionSize, 1024);
+  EXPECT_EQ(batch1Long->partitionSize, 512);
+  EXPECT_EQ(batch1Long->blockN, 32);
   auto batch16Short = chooseDecodeTiling(**h200, 128, 1024, 128);
   ASSERT_TRUE(batch16Short.has_value());
-  EXPECT_EQ(batch16Short->partitionSize, 1024);  // one partition: the merge skips it
+  EXPECT_EQ(batch16Short->partitionSize, 512);
   EXPECT_EQ(batch16Short->blockN, 64);
   auto largeLong = chooseDecodeTiling(**h200, 2048, 16384, 128);
   ASSERT_TRUE(largeLong.has_value());
