@@ -19,7 +19,8 @@ for step in $steps; do
     decode) python3 bench/bench_decode.py 2>&1 | tee "$OUT/decode.txt" | tail -45 ;;
     jit)
       rm -rf /tmp/tilejit-jit && export TILEJIT_CACHE_DIR=/tmp/tilejit-jit
-      { $B/tilejit_bench_jit cold; for i in 1 2 3 4 5; do $B/tilejit_bench_jit warm; done;
+      # nvrtc 12.9+ keeps its own compile cache in the driver's: off for the cold figures.
+      { CUDA_CACHE_DISABLE=1 $B/tilejit_bench_jit cold; for i in 1 2 3 4 5; do $B/tilejit_bench_jit warm; done;
         $B/tilejit_bench_jit launch; } 2>&1 | tee "$OUT/jit.jsonl" ;;
   esac
 done

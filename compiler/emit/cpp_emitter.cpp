@@ -249,6 +249,26 @@ class BodyEmitter {
     return absl::StrCat("tj::Index<", rank, ">{", absl::StrJoin(items, ", "), "}");
   }
 
+  // Whether a placed load's rows are whole 16-byte pieces that need no column mask: the tile
+  // spans the view's innermost extent from offset 0 (a limit, if given, is at least that) and
+  // that extent is a multiple of 16 bytes, which the launch check turns into 16-byte aligned
+  // rows (runtime/launch.cpp, vector_bytes). The library then copies rows without its
+  // run-time alignment test and per-element fallback.
+  static bool loadsWholeRows(tj::LoadOp load) {
+    auto view = load.getView().getType();
+    auto tile = cast<RankedTensorType>(load.getType());
+    int64_t rank = view.getRank();
+    auto extent = dyn_cast<IntegerAttr>(view.getDims()[rank - 1]);
+    int64_t columns = tile.getDimSize(tile.getRank() - 1);
+    if (!extent || extent.getInt() != columns) return false;
+    if ((columns * tile.getElementTypeBitWidth() / 8) % 16 != 0) return false;
+    std::optional<int64_t> offset = getConstantIntValue(load.getOffsets()[rank - 1]);
+    if (!offset || *offset != 0) return false;
+    if (load.getLimits().empty()) return true;
+    std::optional<int64_t> limit = getConstantIntValue(load.getLimits()[rank - 1]);
+    return limit && *limit >= columns;
+  }
+
   static std::string cacheLayout(tj::KvCacheType cache) {
     if (!cache.isShuffled()) return "tj::CacheLayout::Standard";
     return cache.isKey() ? "tj::CacheLayout::ShuffledK" : "tj::CacheLayout::ShuffledV";
@@ -492,7 +512,8 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
                                         : absl::StrCat("tj::cast<", element, ">(0)");
     if (load.getSharedBuffer())
       return assign(op, indent, absl::StrCat("tj::load_shared<", shapeList(load.getType()), ", ",
-                                             placement(op), ">(", async_, ", ", use(load.getView()), ", ",
+                                             placement(op), loadsWholeRows(load) ? ", true" : "",
+                                             ">(", async_, ", ", use(load.getView()), ", ",
                                              indexList(load.getOffsets()), ", ",
                                              limitList(load.getView(), load.getLimits(), view.getRank()),
                                              ", ", other, ")"));

@@ -295,8 +295,17 @@ struct Elements<Tile<T, D...>> {
 
 }  // namespace detail
 
+// The coordinate along tile axis `a` of register `reg` of an mma or mma_rows tile (never
+// negative).
+template <typename X>
+__device__ __forceinline__ int elementCoordinate(int reg, int a) {
+  if constexpr (IsMmaTile<X>::value) return a == 0 ? X::L::row(reg) : X::L::col(reg);
+  else return a == 0 ? X::L::row(reg) : 0;
+}
+
 // Stores an mma or mma_rows tile over the view's last axes, element by element (once per
-// program, at the end of a kernel: not worth the vector paths of canonical stores).
+// program, at the end of a kernel: not worth the vector paths of canonical stores). The
+// offsets' part of the address is summed once; an element adds its coordinates' part.
 template <typename X, typename T, int R>
 __device__ __forceinline__ void storeElements(const View<T, R>& view, const Index<R>& offset,
                                               const Index<R>& limit, const X& tile) {
@@ -304,26 +313,27 @@ __device__ __forceinline__ void storeElements(const View<T, R>& view, const Inde
   static_assert(kRank <= R, "store: tile rank exceeds the view's");
   using E = detail::Elements<X>;
   bool leadIn = true;
-  long long lead = 0;
+  long long base = 0;
 #pragma unroll
   for (int d = 0; d < R - kRank; ++d) {
     leadIn = leadIn && offset.v[d] >= 0 && offset.v[d] < limit.v[d];
-    lead += offset.v[d] * view.stride[d];
+    base += offset.v[d] * view.stride[d];
   }
   if (!leadIn) return;
 #pragma unroll
+  for (int d = R - kRank; d < R; ++d) base += offset.v[d] * view.stride[d];
+#pragma unroll
   for (int i = 0; i < X::L::kRegs; ++i) {
     if (!E::owns(i)) continue;
-    int e = E::linear(i);
-    long long at = lead;
+    long long at = base;
     bool in = true;
 #pragma unroll
-    for (int a = kRank - 1; a >= 0; --a) {
+    for (int a = 0; a < kRank; ++a) {
       const int d = R - kRank + a;
-      const long long g = offset.v[d] + e % X::dim(a);
-      e /= X::dim(a);
+      const int c = elementCoordinate<X>(i, a);
+      const long long g = offset.v[d] + c;
       in = in && g >= 0 && g < limit.v[d];
-      at += g * view.stride[d];
+      at += c * view.stride[d];
     }
     if (in) view.data[at] = tile.v[i];
   }

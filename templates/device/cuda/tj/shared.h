@@ -190,8 +190,10 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
 }
 
 // load into shared memory: a 2-D tile over the view's last two axes; masked elements are
-// `other`.
-template <int64_t R, int64_t C, int Buffer, int Slots, int Offset, typename T, int RV>
+// `other`. WholeRows (the emitter's promise: the tile spans the view's innermost extent, a
+// multiple of 16 bytes, from column 0) copies every row 16 bytes at a time with only rows
+// masked (to zero), like paged_load_shared: the launch check guarantees the alignment.
+template <int64_t R, int64_t C, int Buffer, int Slots, int Offset, bool WholeRows = false, typename T, int RV>
 __device__ __forceinline__ SharedTile<T, R, C> load_shared(AsyncCopies& async, const View<T, RV>& view,
                                                           const Index<RV>& offset, const Index<RV>& limit,
                                                           T other) {
@@ -199,6 +201,7 @@ __device__ __forceinline__ SharedTile<T, R, C> load_shared(AsyncCopies& async, c
   using S = SharedTile<T, R, C>;
   constexpr int X = int(16 / sizeof(T));
   constexpr int kRowPieces = int((C + X - 1) / X), kPieces = int(R) * kRowPieces;
+  static_assert(!WholeRows || C % X == 0, "load_shared: whole rows are whole 16-byte pieces");
   S out = detail::takeSlot<Buffer, Slots, Offset, T, R, C>(async);
   bool leadIn = true;
   long long lead = 0;
@@ -207,30 +210,46 @@ __device__ __forceinline__ SharedTile<T, R, C> load_shared(AsyncCopies& async, c
     leadIn = leadIn && offset.v[d] >= 0 && offset.v[d] < limit.v[d];
     lead += offset.v[d] * view.stride[d];
   }
-  const bool vecOk = view.stride[RV - 1] == 1 && detail::aligned(view.data, 16) &&
-                     view.stride[RV - 2] % X == 0 && offset.v[RV - 1] % X == 0;
+  if constexpr (WholeRows) {
 #pragma unroll
-  for (int m = 0; m < (kPieces + TJ_THREADS - 1) / TJ_THREADS; ++m) {
-    const int p = m * TJ_THREADS + detail::threadId();
-    if (kPieces % TJ_THREADS != 0 && p >= kPieces) break;
-    const int row = p / kRowPieces, col = (p % kRowPieces) * X;
-    const long long r = offset.v[RV - 2] + row, c = offset.v[RV - 1] + col;
-    const bool rowIn = leadIn && r >= 0 && r < limit.v[RV - 2];
-    T* dst = out.data + row * S::kStride + col;
-    const long long at = lead + r * view.stride[RV - 2] + c * view.stride[RV - 1];
-    if (vecOk && rowIn && c >= 0 && c + X <= limit.v[RV - 1] && col + X <= int(C)) {
-      detail::cpAsync16(dst, view.data + at, 16);
-    } else {
-#pragma unroll
-      for (int j = 0; j < X; ++j)
-        if (col + j < int(C)) {
-          const bool in = rowIn && c + j >= 0 && c + j < limit.v[RV - 1];
-          dst[j] = in ? view.data[at + j * view.stride[RV - 1]] : other;
-        }
+    for (int m = 0; m < (kPieces + TJ_THREADS - 1) / TJ_THREADS; ++m) {
+      const int p = m * TJ_THREADS + detail::threadId();
+      if (kPieces % TJ_THREADS != 0 && p >= kPieces) break;
+      const int row = p / kRowPieces, col = (p % kRowPieces) * X;
+      const long long r = offset.v[RV - 2] + row;
+      const bool rowIn = leadIn && r >= 0 && r < limit.v[RV - 2];
+      // Masked rows copy nothing (source size 0), from the view's base.
+      const T* src = rowIn ? view.data + lead + r * view.stride[RV - 2] + col : view.data;
+      detail::cpAsync16(out.data + row * S::kStride + col, src, rowIn ? 16 : 0);
     }
+    out.group = async.commit();
+    return out;
+  } else {
+    const bool vecOk = view.stride[RV - 1] == 1 && detail::aligned(view.data, 16) &&
+                       view.stride[RV - 2] % X == 0 && offset.v[RV - 1] % X == 0;
+#pragma unroll
+    for (int m = 0; m < (kPieces + TJ_THREADS - 1) / TJ_THREADS; ++m) {
+      const int p = m * TJ_THREADS + detail::threadId();
+      if (kPieces % TJ_THREADS != 0 && p >= kPieces) break;
+      const int row = p / kRowPieces, col = (p % kRowPieces) * X;
+      const long long r = offset.v[RV - 2] + row, c = offset.v[RV - 1] + col;
+      const bool rowIn = leadIn && r >= 0 && r < limit.v[RV - 2];
+      T* dst = out.data + row * S::kStride + col;
+      const long long at = lead + r * view.stride[RV - 2] + c * view.stride[RV - 1];
+      if (vecOk && rowIn && c >= 0 && c + X <= limit.v[RV - 1] && col + X <= int(C)) {
+        detail::cpAsync16(dst, view.data + at, 16);
+      } else {
+#pragma unroll
+        for (int j = 0; j < X; ++j)
+          if (col + j < int(C)) {
+            const bool in = rowIn && c + j >= 0 && c + j < limit.v[RV - 1];
+            dst[j] = in ? view.data[at + j * view.stride[RV - 1]] : other;
+          }
+      }
+    }
+    out.group = async.commit();
+    return out;
   }
-  out.group = async.commit();
-  return out;
 }
 
 }  // namespace tj
