@@ -103,7 +103,7 @@ def run_case(hq, hkv, b, ctx):
     slopes = torch.zeros(hq, dtype=torch.float32, device=dev)
     for partition, block_n, depth in VARIANTS:
         parts = max(1, math.ceil(ctx / partition))
-        dec, red = kernels(hq // hkv, partition, block_n, depth, parts, merge_heads(b, hq))
+        dec, red = kernels(hq // hkv, partition, block_n, depth, parts, merge_heads(b, hq, merge_step(parts)))
         p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
         dargs = dec.make_args(out, p_out, p_lse, q, k_cache, v_cache, block_table, seq_lens, slopes,

@@ -26,7 +26,10 @@ def merge_step(partitions, widest=16):
     return step
 
 
-def merge_heads(batch, q_heads):
+def merge_heads(batch, q_heads, step):
     """The merge's heads_per_program as PagedDecode picks it on the H200 (target tuning
-    paged_decode_reduce.large_merge_*): 8 from 2048 (sequence, q head) pairs, else 1."""
-    return 8 if batch * q_heads >= 2048 else 1
+    paged_decode_reduce.large_merge_*): from 2048 (sequence, q head) pairs, 8 heads but at
+    most 32 heads x partitions_per_step; else 1."""
+    if batch * q_heads < 2048:
+        return 1
+    return max(1, min(8, 32 // step))

@@ -26,7 +26,7 @@ for cell in os.environ.get("CELLS", "32/8:16:1024:256:32").split(","):
     dec = jit.load("paged_decode", dtype="bf16", head_size=D, block_size=BS, gqa_ratio=hq // hkv,
                    q_rows=16, partition_size=partition, block_n=block_n, num_warps=4)
     red = jit.load("paged_decode_reduce", dtype="bf16", head_size=D, partition_size=partition,
-                   partitions_per_step=merge_step(parts), heads_per_program=merge_heads(b, hq))
+                   partitions_per_step=merge_step(parts), heads_per_program=merge_heads(b, hq, merge_step(parts)))
     out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
     p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
     p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")

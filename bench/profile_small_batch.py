@@ -48,7 +48,7 @@ def main():
                 parts = max(1, math.ceil(ctx / partition))
                 red = jit.load("paged_decode_reduce", **dict(dict(
                     dtype="bf16", head_size=D, partition_size=partition,
-                    partitions_per_step=merge_step(parts), heads_per_program=merge_heads(b, hq)),
+                    partitions_per_step=merge_step(parts), heads_per_program=merge_heads(b, hq, merge_step(parts))),
                     **REDUCE_PARAMS))
                 p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
                 p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")

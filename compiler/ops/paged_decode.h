@@ -54,6 +54,12 @@ struct PagedDecodeArgs {
 std::optional<DecodeTiling> chooseDecodeTiling(const TargetDescription& target, int64_t programs,
                                                int64_t maxModelLen, int64_t headSize);
 
+// The merge's heads per program from the target's tuning for `pairs` (sequence, q head)
+// pairs merged `step` partitions at a time; nullopt where the target's rule leaves the
+// template's default (small merges, or no rule).
+std::optional<int64_t> mergeHeadsPerProgram(const TargetDescription& target, int64_t pairs,
+                                            int64_t step);
+
 class PagedDecode {
  public:
   static absl::StatusOr<PagedDecode> create(JitCompiler& jit, Device& device,

@@ -190,7 +190,10 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   EXPECT_EQ(batch16Short->blockN, 64);
   auto largeLong = chooseDecodeTiling(**h200, 2048, 16384, 128);
   ASSERT_TRUE(largeLong.has_value());
-  EXPECT_EQ(largeLong->partitionSize, 4096);
+  EXPECT_EQ(largeLong->partitionSize, 2048);
+  auto largeMedium = chooseDecodeTiling(**h200, 2048, 4096, 128);
+  ASSERT_TRUE(largeMedium.has_value());
+  EXPECT_EQ(largeMedium->partitionSize, 4096);  // one partition: the merge skips it
   auto largeShort = chooseDecodeTiling(**h200, 2048, 1024, 128);
   ASSERT_TRUE(largeShort.has_value());
   EXPECT_EQ(largeShort->partitionSize, 1024);
@@ -198,6 +201,19 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   auto host = lookupTarget("host");
   ASSERT_TRUE(host.ok());
   EXPECT_FALSE(chooseDecodeTiling(**host, 1, 1, 128).has_value());
+}
+
+TEST(DecodeTiling, LargeMergesTakeHeadsPerProgramWithinTheTileBudget) {
+  auto h200 = lookupTarget("sm_90");
+  ASSERT_TRUE(h200.ok());
+  EXPECT_FALSE(mergeHeadsPerProgram(**h200, 2047, 4).has_value());  // small: the default
+  EXPECT_EQ(mergeHeadsPerProgram(**h200, 2048, 4), 8);
+  EXPECT_EQ(mergeHeadsPerProgram(**h200, 4096, 8), 4);
+  EXPECT_EQ(mergeHeadsPerProgram(**h200, 4096, 16), 2);
+  EXPECT_EQ(mergeHeadsPerProgram(**h200, 4096, 1), 8);
+  auto host = lookupTarget("host");
+  ASSERT_TRUE(host.ok());
+  EXPECT_FALSE(mergeHeadsPerProgram(**host, 1 << 20, 4).has_value());
 }
 
 TEST(DecodeTiling, PagedDecodeTakesTheTableRowWhenTheGridIsKnown) {
