@@ -25,7 +25,7 @@ import tilejit  # noqa: E402
 OUT = os.environ.get("OUT", "/tmp/out")
 os.makedirs(OUT, exist_ok=True)
 D, BS, NSEG, LIMIT = 128, 16, 16, 60e9
-PARTITIONS = [int(p) for p in os.environ.get("PARTITIONS", "64,128,256,512,1024,4096").split(",")]
+PARTITIONS = [int(p) for p in os.environ.get("PARTITIONS", "64,128,256,512,1024,2048,4096").split(",")]
 BLOCK_NS = [int(n) for n in os.environ.get("BLOCK_NS", "32,64").split(",")]
 # K/V tiles in flight ahead of the one in use (paged_decode's prefetch_depth).
 DEPTHS = [int(d) for d in os.environ.get("DEPTHS", "1").split(",")]
