@@ -88,9 +88,9 @@ std::vector<TargetDescription> buildTargets() {
   // block_n 32/64; run1 and large-partitions agree): H200, bf16, head 128,
   // GQA 1/4/8; 512-token partitions (not in that sweep) for 8 (sequence, kv head) pairs past
   // 4K and 128 pairs at 1K, measured against 1024 in one run (session5/tilings: 31.6 vs 36.6
-  // us at batch 1 x 16K, 28.7 vs 33.5 us at batch 16 x 1K); 2048 for 512+ pairs past 4K once
-  // the merge took fewer heads per program at 8+ partitions (session5/merge: split-K kernel
-  // 1057 vs 1090 us at 64 x 8 kv heads x 16K). Small grids want short partitions (more
+  // us at batch 1 x 16K, 28.7 vs 33.5 us at batch 16 x 1K). 2048 for large grids at 16K is
+  // not better in session5/final (GQA 1.5-2 % slower than 4096, MHA 0.2-0.5 % faster), though
+  // the split-K kernel alone was (session5/merge). Small grids want short partitions (more
   // programs, fewer tiles in series); large grids at long context want long ones (fewer
   // partials to write and merge; at one partition the merge is skipped). Rows apply to heads up
   // to 128 (at 192/256, 64-token K/V tiles no longer fit beside each other).
@@ -98,8 +98,7 @@ std::vector<TargetDescription> buildTargets() {
       {8, 1024, 128, 64, 64},       {8, 4096, 128, 256, 64},      {8, 1 << 30, 128, 512, 32},
       {32, 1024, 128, 128, 32},     {32, 4096, 128, 256, 32},     {32, 1 << 30, 128, 1024, 32},
       {128, 1024, 128, 512, 64},    {128, 4096, 128, 1024, 32},   {128, 1 << 30, 128, 4096, 32},
-      {1 << 30, 1024, 128, 1024, 32}, {1 << 30, 4096, 128, 4096, 32},
-      {1 << 30, 1 << 30, 128, 2048, 32},
+      {1 << 30, 1024, 128, 1024, 32}, {1 << 30, 1 << 30, 128, 4096, 32},
   };
   targets.push_back({"sm_90", "H100/H200", Vendor::kNvidia, "cuda", 32, 132, 1024, 227 * 1024,
                      65536, 255, {mmaF16, mmaBF16}, nvidiaTuning, h200DecodeTilings});

@@ -190,10 +190,7 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   EXPECT_EQ(batch16Short->blockN, 64);
   auto largeLong = chooseDecodeTiling(**h200, 2048, 16384, 128);
   ASSERT_TRUE(largeLong.has_value());
-  EXPECT_EQ(largeLong->partitionSize, 2048);
-  auto largeMedium = chooseDecodeTiling(**h200, 2048, 4096, 128);
-  ASSERT_TRUE(largeMedium.has_value());
-  EXPECT_EQ(largeMedium->partitionSize, 4096);  // one partition: the merge skips it
+  EXPECT_EQ(largeLong->partitionSize, 4096);
   auto largeShort = chooseDecodeTiling(**h200, 2048, 1024, 128);
   ASSERT_TRUE(largeShort.has_value());
   EXPECT_EQ(largeShort->partitionSize, 1024);
