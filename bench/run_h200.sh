@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call: GPU tests, the main job on the GPU, then the benchmarks. Expects
 # scripts/stage_for_device.sh to have filled .device/bin and the peer kernels in .peers/.
-# Usage (device tool): bash bench/run_h200.sh [tests] [run] [memory] [small] [decode] [jit]
+# Usage (device tool): bash bench/run_h200.sh [tests] [run] [memory] [small] [decode] [decode-check] [jit]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 B=.device/bin
@@ -17,6 +17,9 @@ for step in $steps; do
     memory) python3 bench/bench_memory_kernels.py 2>&1 | tee "$OUT/memory.txt" | tail -12 ;;
     small) python3 bench/profile_small_batch.py 2>&1 | tee "$OUT/small.txt" | tail -60 ;;
     decode) python3 bench/bench_decode.py 2>&1 | tee "$OUT/decode.txt" | tail -45 ;;
+    # a few cells, one tiling each: a check of a change, not the table
+    decode-check) CELLS=64/8:64:16384,32/32:64:16384,32/8:16:1024 PARTITIONS=512,4096 BLOCK_NS=32 \
+        python3 bench/bench_decode.py 2>&1 | tee "$OUT/decode_check.txt" | tail -5 ;;
     jit)
       rm -rf /tmp/tilejit-jit && export TILEJIT_CACHE_DIR=/tmp/tilejit-jit
       # nvrtc 12.9+ keeps its own compile cache in the driver's: off for the cold figures.
