@@ -5,7 +5,8 @@ same way (bench/peers/common.py: one event pair per iteration, median, L2 flushe
 Cells: bf16, head 128, block 16, q/kv heads 32/32, 32/8, 64/8, batch 1/16/64/256,
 context 1K/4K/16K (skip cells whose KV cache exceeds 60 GB). tilejit runs once per partition
 size in PARTITIONS (the measured table the target's tuning is read from); its time is the
-split-K kernel plus the partition merge, back to back.
+split-K kernel plus the partition merge, back to back. `tilejit_op` is tilejit.PagedDecode
+told the grid (what an engine gets: the table's tiling and the merge's rules).
 
     PYTHONPATH=python:bench/peers PEERS_DIR=.peers OUT=... python3 bench/bench_decode.py
 """
@@ -116,6 +117,22 @@ def run_case(hq, hkv, b, ctx):
         timed(f"tilejit_{variant_name(partition, block_n, depth)}", f_tj)
         del p_out, p_lse
 
+    # The op as an engine embeds it: tilejit.PagedDecode with the grid it serves picks the
+    # target's measured tiling and the merge's rules itself (the row the table would choose).
+    # Kept apart: a failure here leaves the rest of the cell.
+    try:
+        op = tilejit.PagedDecode(jit, head_size=D, gqa_ratio=hq // hkv, block_size=BS,
+                                 num_seqs=b, num_kv_heads=hkv, max_model_len=ctx)
+        parts = op.max_partitions(ctx)
+        p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
+        p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
+        op_args = op.make_args(out, q, k_cache, v_cache, block_table, seq_lens, p_out, p_lse, scale)
+        rec["tilejit_op_partition"] = op.partition_size
+        timed("tilejit_op", lambda: op.run_args(op_args))
+        del p_out, p_lse
+    except Exception as e:  # noqa: BLE001
+        rec["tilejit_op_error"] = repr(e)[:300]
+
     thr = 128 // hkv
     segm_out = torch.empty(max(thr, b), hq, NSEG, D, dtype=torch.float32, device=dev)
     segm_max = torch.empty(max(thr, b), hq, NSEG, dtype=torch.float32, device=dev)
@@ -164,7 +181,7 @@ def main():
                     print("error", hq, hkv, b, ctx, repr(e)[:300])
     print(f"read ceiling {read_bw:.2f} TB/s")
     print(f"{'heads':6} {'b':>4} {'ctx':>6} {'tj best us':>10} {'variant':>10} {'TB/s':>5} {'%R':>4} "
-          f"{'peer us':>8} {'peer':>12} {'speedup':>7} {'relerr':>8}")
+          f"{'peer us':>8} {'peer':>12} {'speedup':>7} {'relerr':>8} {'op us':>8} {'op x':>5}")
     for r in rows:
         if "skipped" in r:
             print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} skipped")
@@ -175,7 +192,9 @@ def main():
         best = min(peers, key=peers.get)
         print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} {tj_us:>10.1f} {tj:>10} "
               f"{r[f'tilejit_{tj}_TBps']:>5.2f} {100*r[f'tilejit_{tj}_TBps']/read_bw:>4.0f} "
-              f"{peers[best]:>8.1f} {best:>12} {peers[best]/tj_us:>7.2f} {r[f'tilejit_{tj}_relerr']:>8.1e}")
+              f"{peers[best]:>8.1f} {best:>12} {peers[best]/tj_us:>7.2f} {r[f'tilejit_{tj}_relerr']:>8.1e}"
+              + (f" {r['tilejit_op_us']:>8.1f} {peers[best]/r['tilejit_op_us']:>5.2f}"
+                 if "tilejit_op_us" in r else " op failed"))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,25 @@ class _Arg(ctypes.Structure):
                 ("tensor", _Tensor)]
 
 
+class _PagedDecodeConfig(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_char_p), ("head_size", ctypes.c_int64),
+                ("block_size", ctypes.c_int64), ("gqa_ratio", ctypes.c_int64),
+                ("kv_layout", ctypes.c_char_p), ("soft_cap", ctypes.c_int32),
+                ("alibi", ctypes.c_int32), ("num_seqs", ctypes.c_int64),
+                ("num_kv_heads", ctypes.c_int64), ("max_model_len", ctypes.c_int64),
+                ("tuning", ctypes.POINTER(ctypes.c_char_p)), ("num_tuning", ctypes.c_int32)]
+
+
+_DECODE_TENSORS = ("output", "query", "key_cache", "value_cache", "block_tables", "seq_lens",
+                   "alibi_slopes", "partial_out", "partial_lse")
+
+
+class _PagedDecodeArgs(ctypes.Structure):
+    _fields_ = [(name, _Tensor) for name in _DECODE_TENSORS] + [
+        ("scale", ctypes.c_float), ("soft_cap_value", ctypes.c_float),
+        ("sliding_window", ctypes.c_int32)]
+
+
 class CompileInfo(ctypes.Structure):
     _fields_ = [("cache_hit", ctypes.c_int32), ("specialize_seconds", ctypes.c_double),
                 ("toolchain_seconds", ctypes.c_double), ("total_seconds", ctypes.c_double),
@@ -52,6 +71,17 @@ def _library():
     lib.tj_launch.restype = ctypes.c_int
     lib.tj_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(_Arg), ctypes.c_int,
                               ctypes.c_void_p]
+    lib.tj_paged_decode_create.restype = ctypes.c_void_p
+    lib.tj_paged_decode_create.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                           ctypes.POINTER(_PagedDecodeConfig)]
+    lib.tj_paged_decode_destroy.argtypes = [ctypes.c_void_p]
+    lib.tj_paged_decode_partition_size.restype = ctypes.c_int64
+    lib.tj_paged_decode_partition_size.argtypes = [ctypes.c_void_p]
+    lib.tj_paged_decode_max_partitions.restype = ctypes.c_int64
+    lib.tj_paged_decode_max_partitions.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+    lib.tj_paged_decode_run.restype = ctypes.c_int
+    lib.tj_paged_decode_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(_PagedDecodeArgs),
+                                        ctypes.c_void_p]
     return lib
 
 
@@ -74,6 +104,23 @@ def _check(ok):
         raise TilejitError(_lib().tj_last_error().decode())
 
 
+def _fill_tensor(t, a):
+    """A _Tensor for a torch tensor (or anything with data_ptr, dtype, dim, shape, stride)."""
+    t.data = a.data_ptr()
+    t.dtype = _DTYPES[str(a.dtype).replace("torch.", "")]
+    t.rank = a.dim()
+    for d in range(a.dim()):
+        t.shape[d] = a.shape[d]
+        t.strides[d] = a.stride(d)
+
+
+def _default_stream(jit, stream):
+    if stream is None and jit.device_target != "host":
+        import torch
+        return torch.cuda.current_stream().cuda_stream
+    return stream
+
+
 class Kernel:
     """A loaded specialization; call it with torch tensors and Python numbers."""
 
@@ -88,20 +135,12 @@ class Kernel:
             elif isinstance(a, int):
                 arr[i].is_scalar, arr[i].scalar_dtype, arr[i].int_value = 1, 6, a
             else:
-                t = arr[i].tensor
-                t.data = a.data_ptr()
-                t.dtype = _DTYPES[str(a.dtype).replace("torch.", "")]
-                t.rank = a.dim()
-                for d in range(a.dim()):
-                    t.shape[d] = a.shape[d]
-                    t.strides[d] = a.stride(d)
+                _fill_tensor(arr[i].tensor, a)
         return arr
 
     def launch_args(self, arr, stream=None):
         """Launch with arguments prepared by make_args (no per-call conversion)."""
-        if stream is None and self._jit.device_target != "host":
-            import torch
-            stream = torch.cuda.current_stream().cuda_stream
+        stream = _default_stream(self._jit, stream)
         _check(_lib().tj_launch(self._jit._device, self._handle, arr, len(arr), stream) == 0)
 
     def __call__(self, *args, stream=None):
@@ -124,3 +163,68 @@ class Jit:
                                        len(encoded), ctypes.byref(info))
         _check(handle)
         return Kernel(self, handle, info)
+
+
+class PagedDecode:
+    """Paged decode as one call: the split-K kernel and the merge of its partitions.
+
+        op = tilejit.PagedDecode(jit, head_size=128, gqa_ratio=8, block_size=16,
+                                 num_seqs=64, num_kv_heads=8, max_model_len=16384)
+        parts = op.max_partitions(16384)   # partial_out: [num_seqs, parts, q_heads, head] f32
+        op(out, q, k_cache, v_cache, block_tables, seq_lens, partial_out, partial_lse, scale)
+
+    With num_seqs, num_kv_heads and max_model_len the tiling is the target's measured one;
+    other keyword arguments are tiling parameters (partition_size=..., reduce_num_warps=...).
+    Tensors follow compiler/ops/paged_decode.h; alibi_slopes may be None without alibi."""
+
+    def __init__(self, jit, head_size, gqa_ratio, block_size=16, dtype="bf16",
+                 kv_layout="standard", soft_cap=False, alibi=False, num_seqs=0, num_kv_heads=0,
+                 max_model_len=0, **tuning):
+        encoded = [f"{k}={v}".encode() for k, v in tuning.items()]
+        items = (ctypes.c_char_p * max(1, len(encoded)))(*encoded)
+        config = _PagedDecodeConfig(dtype.encode(), head_size, block_size, gqa_ratio,
+                                    kv_layout.encode(), int(bool(soft_cap)), int(bool(alibi)),
+                                    num_seqs, num_kv_heads, max_model_len, items, len(encoded))
+        self._jit, self._lib = jit, _lib()
+        self._handle = self._lib.tj_paged_decode_create(jit._jit, jit._device, ctypes.byref(config))
+        _check(self._handle)
+        self.alibi = bool(alibi)
+        self._slopes = None
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            self._lib.tj_paged_decode_destroy(handle)
+
+    @property
+    def partition_size(self):
+        return self._lib.tj_paged_decode_partition_size(self._handle)
+
+    def max_partitions(self, max_model_len):
+        return self._lib.tj_paged_decode_max_partitions(self._handle, max_model_len)
+
+    def make_args(self, output, query, key_cache, value_cache, block_tables, seq_lens, partial_out,
+                  partial_lse, scale, alibi_slopes=None, soft_cap_value=0.0, sliding_window=0):
+        """The launch's arguments, converted once (for run_args in a hot loop)."""
+        if alibi_slopes is None:
+            if self.alibi:
+                raise TilejitError("PagedDecode: alibi_slopes are required with alibi=True")
+            if self._slopes is None or self._slopes.shape[0] != query.shape[1] \
+                    or self._slopes.device != query.device:
+                import torch
+                self._slopes = torch.zeros(query.shape[1], dtype=torch.float32, device=query.device)
+            alibi_slopes = self._slopes
+        args = _PagedDecodeArgs()
+        tensors = (output, query, key_cache, value_cache, block_tables, seq_lens, alibi_slopes,
+                   partial_out, partial_lse)
+        for name, tensor in zip(_DECODE_TENSORS, tensors):
+            _fill_tensor(getattr(args, name), tensor)
+        args.scale, args.soft_cap_value, args.sliding_window = scale, soft_cap_value, sliding_window
+        return args
+
+    def run_args(self, args, stream=None):
+        stream = _default_stream(self._jit, stream)
+        _check(self._lib.tj_paged_decode_run(self._handle, ctypes.byref(args), stream) == 0)
+
+    def __call__(self, *tensors, stream=None, **options):
+        self.run_args(self.make_args(*tensors, **options), stream)

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/jit_compiler.h"
+#include "compiler/ops/paged_decode.h"
 
 #define TJ_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -20,6 +21,9 @@ struct tj_device {
 struct tj_kernel {
   const tilejit::LoadedKernel* loaded;
 };
+struct tj_paged_decode {
+  tilejit::PagedDecode op;
+};
 
 namespace {
 thread_local std::string lastError;
@@ -27,6 +31,32 @@ template <typename T>
 T fail(const absl::Status& status, T value) {
   lastError = std::string(status.message());
   return value;
+}
+
+tilejit::TensorArg toTensor(const tj_tensor& in) {
+  tilejit::TensorArg tensor;
+  tensor.data = in.data;
+  tensor.dtype = static_cast<tilejit::DType>(in.dtype);
+  tensor.rank = in.rank;
+  std::memcpy(tensor.shape, in.shape, sizeof tensor.shape);
+  std::memcpy(tensor.strides, in.strides, sizeof tensor.strides);
+  return tensor;
+}
+
+// "name=value" strings into a map; an entry without '=' is an error naming it.
+absl::StatusOr<std::map<std::string, std::string>> parseAssignments(const char* const* items,
+                                                                    int count) {
+  std::map<std::string, std::string> out;
+  for (int i = 0; i < count; ++i) {
+    if (items[i] == nullptr)
+      return absl::InvalidArgumentError("parameter " + std::to_string(i) + " is NULL");
+    std::string text(items[i]);
+    size_t eq = text.find('=');
+    if (eq == std::string::npos)
+      return absl::InvalidArgumentError("parameter '" + text + "' is not name=value");
+    out[text.substr(0, eq)] = text.substr(eq + 1);
+  }
+  return out;
 }
 }  // namespace
 
@@ -60,15 +90,9 @@ TJ_EXPORT void tj_device_destroy(tj_device* device) { delete device; }
 TJ_EXPORT const tj_kernel* tj_kernel_load(tj_jit* jit, tj_device* device, const char* templ,
                                           const char* const* params, int num_params,
                                           tj_compile_info* info) {
-  std::map<std::string, std::string> bound;
-  for (int i = 0; i < num_params; ++i) {
-    std::string text(params[i]);
-    size_t eq = text.find('=');
-    if (eq == std::string::npos)
-      return fail(absl::InvalidArgumentError("parameter '" + text + "' is not name=value"),
-                  static_cast<const tj_kernel*>(nullptr));
-    bound[text.substr(0, eq)] = text.substr(eq + 1);
-  }
+  auto parsed = parseAssignments(params, num_params);
+  if (!parsed.ok()) return fail(parsed.status(), static_cast<const tj_kernel*>(nullptr));
+  std::map<std::string, std::string> bound = *std::move(parsed);
   std::string name(templ);
   bool isPath = name.find('/') != std::string::npos || name.find(".mlir") != std::string::npos;
   auto spec = isPath ? tilejit::KernelSpec::fromFile(name, device->target, bound)
@@ -104,18 +128,68 @@ TJ_EXPORT int tj_launch(tj_device* device, const tj_kernel* kernel, const tj_arg
                                 arg.int_value};
       new (&converted[i]) tilejit::KernelArg(scalar);
     } else {
-      tilejit::TensorArg tensor;
-      tensor.data = arg.tensor.data;
-      tensor.dtype = static_cast<tilejit::DType>(arg.tensor.dtype);
-      tensor.rank = arg.tensor.rank;
-      std::memcpy(tensor.shape, arg.tensor.shape, sizeof tensor.shape);
-      std::memcpy(tensor.strides, arg.tensor.strides, sizeof tensor.strides);
-      new (&converted[i]) tilejit::KernelArg(tensor);
+      new (&converted[i]) tilejit::KernelArg(toTensor(arg.tensor));
     }
   }
   const auto* loaded = reinterpret_cast<const tilejit::LoadedKernel*>(kernel);
   absl::Status status = device->device->launch(
       *loaded, absl::MakeConstSpan(converted, size_t(num_args)), stream);
+  if (!status.ok()) return fail(status, -1);
+  return 0;
+}
+
+TJ_EXPORT tj_paged_decode* tj_paged_decode_create(tj_jit* jit, tj_device* device,
+                                                  const tj_paged_decode_config* config) {
+  if (jit == nullptr || device == nullptr || config == nullptr)
+    return fail(absl::InvalidArgumentError("tj_paged_decode_create: jit, device and config are required"),
+                static_cast<tj_paged_decode*>(nullptr));
+  tilejit::PagedDecodeConfig c;
+  if (config->dtype) c.dtype = config->dtype;
+  if (config->kv_layout) c.kvLayout = config->kv_layout;
+  c.headSize = config->head_size;
+  c.blockSize = config->block_size;
+  c.gqaRatio = config->gqa_ratio;
+  c.softCap = config->soft_cap != 0;
+  c.alibi = config->alibi != 0;
+  c.numSeqs = config->num_seqs;
+  c.numKvHeads = config->num_kv_heads;
+  c.maxModelLen = config->max_model_len;
+  auto tuning = parseAssignments(config->tuning, config->num_tuning);
+  if (!tuning.ok()) return fail(tuning.status(), static_cast<tj_paged_decode*>(nullptr));
+  c.tuning = *std::move(tuning);
+  auto op = tilejit::PagedDecode::create(*jit->compiler, *device->device, c);
+  if (!op.ok()) return fail(op.status(), static_cast<tj_paged_decode*>(nullptr));
+  return new tj_paged_decode{*std::move(op)};
+}
+
+TJ_EXPORT void tj_paged_decode_destroy(tj_paged_decode* op) { delete op; }
+
+TJ_EXPORT int64_t tj_paged_decode_partition_size(const tj_paged_decode* op) {
+  return op->op.partitionSize();
+}
+
+TJ_EXPORT int64_t tj_paged_decode_max_partitions(const tj_paged_decode* op, int64_t max_model_len) {
+  return op->op.maxPartitions(max_model_len);
+}
+
+TJ_EXPORT int tj_paged_decode_run(const tj_paged_decode* op, const tj_paged_decode_args* args,
+                                  void* stream) {
+  if (op == nullptr || args == nullptr)
+    return fail(absl::InvalidArgumentError("tj_paged_decode_run: op and args are required"), -1);
+  tilejit::PagedDecodeArgs a;
+  a.output = toTensor(args->output);
+  a.query = toTensor(args->query);
+  a.keyCache = toTensor(args->key_cache);
+  a.valueCache = toTensor(args->value_cache);
+  a.blockTables = toTensor(args->block_tables);
+  a.seqLens = toTensor(args->seq_lens);
+  a.alibiSlopes = toTensor(args->alibi_slopes);
+  a.partialOut = toTensor(args->partial_out);
+  a.partialLse = toTensor(args->partial_lse);
+  a.scale = args->scale;
+  a.softCapValue = args->soft_cap_value;
+  a.slidingWindow = args->sliding_window;
+  absl::Status status = op->op(a, stream);
   if (!status.ok()) return fail(status, -1);
   return 0;
 }

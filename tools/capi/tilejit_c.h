@@ -65,6 +65,53 @@ const tj_kernel* tj_kernel_load(tj_jit* jit, tj_device* device, const char* temp
 int tj_launch(tj_device* device, const tj_kernel* kernel, const tj_arg* args, int num_args,
               void* stream);
 
+/* Paged decode as one call: the split-K kernel and the merge of its partitions
+ * (compiler/ops/paged_decode.h). The op lives until tj_paged_decode_destroy and must not
+ * outlive its jit and device. */
+typedef struct tj_paged_decode tj_paged_decode;
+
+typedef struct {
+  const char* dtype;     /* "bf16" (NULL) or "f16" */
+  int64_t head_size;
+  int64_t block_size;
+  int64_t gqa_ratio;     /* q heads per kv head */
+  const char* kv_layout; /* "standard" (NULL) or "shuffled" */
+  int32_t soft_cap;      /* compile the logit soft-cap in */
+  int32_t alibi;         /* compile ALiBi in */
+  /* The grid the op will serve, 0 = unknown: with all three the target's measured tiling. */
+  int64_t num_seqs;
+  int64_t num_kv_heads;
+  int64_t max_model_len;
+  /* "name=value" tiling parameters (partition_size, block_n, ...); "reduce_<name>=value" for
+   * the merge kernel. */
+  const char* const* tuning;
+  int32_t num_tuning;
+} tj_paged_decode_config;
+
+typedef struct {
+  tj_tensor output;       /* [num_seqs, num_q_heads, head_size] */
+  tj_tensor query;        /* [num_seqs, num_q_heads, head_size] */
+  tj_tensor key_cache;    /* [num_blocks, block_size, num_kv_heads, head_size] (standard) */
+  tj_tensor value_cache;
+  tj_tensor block_tables; /* [num_seqs, max_blocks_per_seq] i32 */
+  tj_tensor seq_lens;     /* [num_seqs] i32 */
+  tj_tensor alibi_slopes; /* [num_q_heads] f32 (read only with alibi) */
+  tj_tensor partial_out;  /* [num_seqs, max_partitions, num_q_heads, head_size] f32 */
+  tj_tensor partial_lse;  /* [num_seqs, max_partitions, num_q_heads] f32 */
+  float scale;
+  float soft_cap_value;
+  int32_t sliding_window; /* 0 = the whole context */
+} tj_paged_decode_args;
+
+tj_paged_decode* tj_paged_decode_create(tj_jit* jit, tj_device* device,
+                                        const tj_paged_decode_config* config);
+void tj_paged_decode_destroy(tj_paged_decode* op);
+int64_t tj_paged_decode_partition_size(const tj_paged_decode* op);
+/* max_partitions (the workspace's second extent) for contexts up to max_model_len. */
+int64_t tj_paged_decode_max_partitions(const tj_paged_decode* op, int64_t max_model_len);
+/* Both launches on `stream` (NULL = default); no allocation, no synchronisation. */
+int tj_paged_decode_run(const tj_paged_decode* op, const tj_paged_decode_args* args, void* stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,125 @@
+"""tilejit.PagedDecode through the C ABI on the CPU device, without torch: tensors are ctypes
+buffers behind a minimal tensor-like class. Two sequences (5 and 77 tokens: one and two
+64-token partitions) behind a shuffled block table, NaN in every block a sequence does not
+own and past each sequence's end, compared with a float64 reference. Then the errors."""
+import ctypes
+import math
+import random
+import struct
+import sys
+
+import tilejit
+
+
+class Buffer:
+    """Enough of a torch tensor for tilejit: data_ptr, dtype, dim, shape, stride."""
+
+    _CTYPES = {"bfloat16": ctypes.c_uint16, "float32": ctypes.c_float, "int32": ctypes.c_int32}
+
+    def __init__(self, dtype, shape, values=None):
+        self.dtype, self.shape = dtype, tuple(shape)
+        count = math.prod(shape)
+        self.storage = (self._CTYPES[dtype] * count)()
+        if values is not None:
+            for i, v in enumerate(values):
+                self.storage[i] = to_bf16(v) if dtype == "bfloat16" else v
+        self._strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
+
+    def data_ptr(self):
+        return ctypes.addressof(self.storage)
+
+    def dim(self):
+        return len(self.shape)
+
+    def stride(self, d):
+        return self._strides[d]
+
+    def value(self, index):
+        flat = sum(i * s for i, s in zip(index, self._strides))
+        raw = self.storage[flat]
+        return from_bf16(raw) if self.dtype == "bfloat16" else raw
+
+
+def to_bf16(x):
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    if x != x:
+        return 0x7FC0
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF  # round to nearest even
+
+
+def from_bf16(h):
+    return struct.unpack("<f", struct.pack("<I", h << 16))[0]
+
+
+rng = random.Random(7)
+HEAD, BLOCK, KV_HEADS, RATIO = 64, 16, 2, 2
+Q_HEADS = KV_HEADS * RATIO
+lens = [5, 77]
+tables = [[6, 0, 0, 0, 0], [0, 5, 2, 7, 1]]  # blocks 3 and 4 belong to nobody
+NUM_BLOCKS = 8
+owner = {6: (0, 0), 0: (1, 0), 5: (1, 1), 2: (1, 2), 7: (1, 3), 1: (1, 4)}  # block -> (sequence, logical)
+nan = float("nan")
+
+
+def cache_values():
+    values = []
+    for b in range(NUM_BLOCKS):
+        for slot in range(BLOCK):
+            for _ in range(KV_HEADS * HEAD):
+                seq, logical = owner.get(b, (None, 0))
+                token = logical * BLOCK + slot
+                values.append(rng.gauss(0, 1) if seq is not None and token < lens[seq] else nan)
+    return values
+
+
+k_cache = Buffer("bfloat16", (NUM_BLOCKS, BLOCK, KV_HEADS, HEAD), cache_values())
+v_cache = Buffer("bfloat16", (NUM_BLOCKS, BLOCK, KV_HEADS, HEAD), cache_values())
+query = Buffer("bfloat16", (2, Q_HEADS, HEAD), [rng.gauss(0, 1) for _ in range(2 * Q_HEADS * HEAD)])
+output = Buffer("bfloat16", (2, Q_HEADS, HEAD), [nan] * (2 * Q_HEADS * HEAD))
+block_tables = Buffer("int32", (2, 5), [b for row in tables for b in row])
+seq_lens = Buffer("int32", (2,), lens)
+slopes = Buffer("float32", (Q_HEADS,), [0.0] * Q_HEADS)
+
+jit = tilejit.Jit(cpu=True)
+op = tilejit.PagedDecode(jit, head_size=HEAD, gqa_ratio=RATIO, block_size=BLOCK,
+                         partition_size=64, block_n=16)
+parts = op.max_partitions(max(lens))
+print("partition_size", op.partition_size, "max_partitions", parts)
+partial_out = Buffer("float32", (2, parts, Q_HEADS, HEAD), [nan] * (2 * parts * Q_HEADS * HEAD))
+partial_lse = Buffer("float32", (2, parts, Q_HEADS), [nan] * (2 * parts * Q_HEADS))
+scale = 1 / math.sqrt(HEAD)
+op(output, query, k_cache, v_cache, block_tables, seq_lens, partial_out, partial_lse, scale,
+   alibi_slopes=slopes)
+
+worst = 0.0
+for s, length in enumerate(lens):
+    for h in range(Q_HEADS):
+        kv = h // RATIO
+        keys = [(tables[s][t // BLOCK], t % BLOCK) for t in range(length)]
+        logits = [scale * sum(query.value((s, h, d)) * k_cache.value((b, slot, kv, d))
+                              for d in range(HEAD)) for b, slot in keys]
+        top = max(logits)
+        weights = [math.exp(x - top) for x in logits]
+        total = sum(weights)
+        expected = [sum(w * v_cache.value((b, slot, kv, d)) for w, (b, slot) in zip(weights, keys))
+                    / total for d in range(HEAD)]
+        got = [output.value((s, h, d)) for d in range(HEAD)]
+        scale_ref = max(abs(x) for x in expected)
+        worst = max([worst] + [abs(g - e) / scale_ref if g == g else float("inf")
+                               for g, e in zip(got, expected)])
+print("rel L-inf", "ok" if worst < 2e-2 else f"FAILED {worst}")
+
+for bad, kwargs in (("dtype", dict(dtype="f32")), ("head", dict(head_size=100))):
+    try:
+        tilejit.PagedDecode(jit, **dict(dict(head_size=HEAD, gqa_ratio=RATIO), **kwargs))
+        print("error", bad, "MISSING")
+    except tilejit.TilejitError as e:
+        print("error", bad, str(e).splitlines()[0])
+wrong_query = Buffer("bfloat16", (2, Q_HEADS, 32))
+try:
+    op(output, wrong_query, k_cache, v_cache, block_tables, seq_lens, partial_out, partial_lse,
+       scale, alibi_slopes=slopes)
+    print("error shape MISSING")
+except tilejit.TilejitError as e:
+    print("error shape", str(e).splitlines()[0])
+sys.exit(0)
