@@ -15,7 +15,9 @@ tj.template @paged_decode {
   // Rows of the q tile: the group padded to the matrix instruction's M.
   tj.param @q_rows : int values [1, 2, 4, 8, 16, 32]
   tj.param @block_n : int values [16, 32, 64, 128]
-  tj.param @partition_size : int values [64, 128, 256, 512, 1024, 2048, 4096]
+  // Any multiple of block_n (a measured table picks powers of two; a grid that is known can
+  // take a size that splits it into whole waves of programs).
+  tj.param @partition_size : int range [16, 65536]
   tj.param @num_warps : int values [1, 2, 4, 8]
   // K/V tiles in flight ahead of the one in use (tj-deepen-loop-prefetch): more bytes in
   // flight per program, at one more tile of shared memory per chain and step.

@@ -9,7 +9,7 @@
 tj.template @paged_decode_reduce {
   tj.param @dtype : type values [f16, bf16] default bf16
   tj.param @head_size : int values [64, 80, 96, 112, 128, 192, 256] default 128
-  tj.param @partition_size : int values [64, 128, 256, 512, 1024, 2048, 4096]
+  tj.param @partition_size : int range [16, 65536]
   tj.param @partitions_per_step : int values [1, 2, 4, 8, 16, 32]
   // One head per program spreads small batches over the GPU; large grids merge several
   // heads per program (fewer programs, longer contiguous reads).

@@ -85,6 +85,12 @@ inline std::vector<DecodeCase> decodeCases(bool full) {
                 {"reduce_heads_per_program", "4"}};
     add("merge_steps", c);
   }
+  {
+    // A partition size that is no power of two (3 tiles of 32): boundaries at 96, 192, ...
+    PagedDecodeConfig c = base;
+    c.tuning = {{"partition_size", "96"}, {"block_n", "32"}};
+    add("partition96", c);
+  }
   for (int64_t depth : {2, 3}) {
     // K/V tiles two and three steps ahead (tj-deepen-loop-prefetch): partitions of several
     // tiles, lengths that end inside the prologue's tiles, a window that starts mid-partition.
