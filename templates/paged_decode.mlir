@@ -1,7 +1,7 @@
 // Paged decode attention, split-K: one query token per sequence; K/V gathered from a paged
 // cache through the block table; the context split into partitions of `partition_size`
 // tokens so small batches at long context still fill the GPU (grid: seqs x kv heads x
-// partitions, from shapes only). The q heads of one GQA group share every K/V load and form
+// partitions, from shapes only; `grid_order` picks which of the first two varies fastest). The q heads of one GQA group share every K/V load and form
 // the M dimension of both dots. Each program writes the group's partial output and LSE of
 // its partition, and paged_decode_reduce merges them; a sequence that fits in one partition
 // gets its output written here and the merge skips it. Values past a sequence's end are never
@@ -24,6 +24,9 @@ tj.template @paged_decode {
   tj.param @prefetch_depth : int range [1, 3] default 1
   // Occupancy hint (programs resident per SM; 0 = none): caps registers per thread.
   tj.param @min_blocks_per_sm : int range [0, 32] default 0
+  // Which of (sequence, kv head) varies fastest in launch order: with heads first, the
+  // programs that read the heads of one cache block run at the same time.
+  tj.param @grid_order : string values ["seqs_first", "heads_first"] default "seqs_first"
   tj.param @soft_cap : int values [0, 1] default 0
   tj.param @alibi : int values [0, 1] default 0
 
@@ -58,7 +61,10 @@ tj.template @paged_decode {
     %seqs = tj.shape_symbol "num_seqs" : index
     %kv_heads = tj.shape_symbol "num_kv_heads" : index
     %partitions = tj.shape_symbol "max_partitions" : index
-    tj.yield %seqs, %kv_heads, %partitions : index, index, index
+    %heads_first = tj.param_equals @grid_order, "heads_first"
+    %x = arith.select %heads_first, %kv_heads, %seqs : index
+    %y = arith.select %heads_first, %seqs, %kv_heads : index
+    tj.yield %x, %y, %partitions : index, index, index
   } threads {
     %warps = tj.param_value @num_warps : index
     %warp_size = tj.target_value "warp_size" : index
@@ -80,8 +86,11 @@ tj.template @paged_decode {
     // The merge may be placed as soon as every program here has started (it waits for our
     // partials itself): its launch overlaps this kernel instead of following it.
     tj.start_next_kernel
-    %seq = tj.program_id 0 : index
-    %kv_head = tj.program_id 1 : index
+    %program_x = tj.program_id 0 : index
+    %program_y = tj.program_id 1 : index
+    %heads_first = tj.param_equals @grid_order, "heads_first"
+    %seq = arith.select %heads_first, %program_y, %program_x : index
+    %kv_head = arith.select %heads_first, %program_x, %program_y : index
     %partition = tj.program_id 2 : index
     %ratio = tj.param_value @gqa_ratio : index
     %partition_size = tj.param_value @partition_size : index

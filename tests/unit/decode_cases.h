@@ -91,6 +91,12 @@ inline std::vector<DecodeCase> decodeCases(bool full) {
     c.tuning = {{"partition_size", "96"}, {"block_n", "32"}};
     add("partition96", c);
   }
+  {
+    // Programs laid out kv heads first (program_id 0 = kv head).
+    PagedDecodeConfig c = base;
+    c.tuning = {{"grid_order", "heads_first"}, {"partition_size", "64"}};
+    add("heads_first", c, 3);
+  }
   for (int64_t depth : {2, 3}) {
     // K/V tiles two and three steps ahead (tj-deepen-loop-prefetch): partitions of several
     // tiles, lengths that end inside the prologue's tiles, a window that starts mid-partition.

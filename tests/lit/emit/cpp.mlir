@@ -5,6 +5,10 @@
 // RUN: cmp %t.a %t.b
 // RUN: FileCheck %s < %t.a
 // RUN: tilejit compile %templates/paged_decode.mlir --target host -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=DECODE
+// grid_order=heads_first: program_id 0 is the kv head, 1 the sequence.
+// RUN: tilejit compile %templates/paged_decode.mlir --target host -p gqa_ratio=4 -p grid_order=heads_first --emit cpp --no-cache | FileCheck %s --check-prefix=HEADS
+// HEADS: tj::load_scalar(args.seq_lens, tj::Index<1>{program_y})
+// HEADS: tj::paged_load<tj::CacheLayout::Standard, 32, 128>(args.key_cache, args.block_tables, program_y, t_next, end, program_x)
 // RUN: tilejit compile %templates/paged_decode_reduce.mlir --target sm_90 -p partition_size=256 --emit cpp --no-cache | FileCheck %s --check-prefix=REDUCE
 
 // CHECK: // parameters: block_size=16 dtype=bf16 head_size=128 heads_per_tile=8 kv_layout=shuffled min_blocks_per_sm=16 num_warps=1 tokens_per_program=2
@@ -28,7 +32,7 @@
 // DECODE: TJ_KERNEL_ENTRY(tj_paged_decode, tj_args_paged_decode) {
 // DECODE: tj::start_next_kernel();
 // DECODE: for (int64_t t0 = start; t0 < end; t0 += block_n) {
-// DECODE: tj::paged_load<tj::CacheLayout::Standard, 32, 128>(args.key_cache, args.block_tables, seq, t_next, end, kv_head)
+// DECODE: tj::paged_load<tj::CacheLayout::Standard, 32, 128>(args.key_cache, args.block_tables, program_x, t_next, end, program_y)
 // DECODE: tj::dot<true>(q, k, zero_s)
 // DECODE: tj::reduce_max<1>(logits)
 // DECODE: tj::dot<false>(p_low, v, acc_scaled)
