@@ -64,6 +64,8 @@ def _library():
     lib.tj_device_create_cpu.restype = ctypes.c_void_p
     lib.tj_device_target.restype = ctypes.c_char_p
     lib.tj_device_target.argtypes = [ctypes.c_void_p]
+    lib.tj_device_destroy.argtypes = [ctypes.c_void_p]
+    lib.tj_jit_destroy.argtypes = [ctypes.c_void_p]
     lib.tj_kernel_load.restype = ctypes.c_void_p
     lib.tj_kernel_load.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p,
                                    ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
@@ -154,6 +156,16 @@ class Jit:
         _check(self._jit)
         self._device = lib.tj_device_create_cpu() if cpu else lib.tj_device_create_best()
         self.device_target = lib.tj_device_target(self._device).decode()
+
+    def __del__(self):
+        # Kernels and ops keep their Jit alive, so nothing that uses these handles is left.
+        lib = _lib()
+        device, self._device = getattr(self, "_device", None), None
+        jit, self._jit = getattr(self, "_jit", None), None
+        if jit:  # the jit's kernels first: their modules live in the device's context
+            lib.tj_jit_destroy(jit)
+        if device:
+            lib.tj_device_destroy(device)
 
     def load(self, template, **params):
         encoded = [f"{k}={v}".encode() for k, v in params.items()]
