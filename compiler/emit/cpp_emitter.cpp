@@ -10,6 +10,7 @@
 #include "compiler/emit/kernel_signature.h"
 #include "compiler/passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "support/status.h"
 
@@ -252,9 +253,14 @@ class BodyEmitter {
   // Whether a placed load's rows are whole 16-byte pieces that need no column mask: the tile
   // spans the view's innermost extent from offset 0 (a limit, if given, is at least that) and
   // that extent is a multiple of 16 bytes, which the launch check turns into 16-byte aligned
-  // rows (runtime/launch.cpp, vector_bytes). The library then copies rows without its
-  // run-time alignment test and per-element fallback.
+  // rows (runtime/launch.cpp, vector_bytes); masked rows are zero-filled copies, so `other`
+  // must be absent or 0. The library then copies rows without its run-time alignment test
+  // and per-element fallback.
   static bool loadsWholeRows(tj::LoadOp load) {
+    if (Value other = load.getOther()) {
+      FloatAttr value;
+      if (!matchPattern(other, m_Constant(&value)) || !value.getValue().isZero()) return false;
+    }
     auto view = load.getView().getType();
     auto tile = cast<RankedTensorType>(load.getType());
     int64_t rank = view.getRank();

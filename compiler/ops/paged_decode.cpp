@@ -67,7 +67,13 @@ absl::StatusOr<KernelSpec> reduceSpecFor(const PagedDecodeConfig& config,
     while (step < partitions && step < *widest) step *= 2;
     params["partitions_per_step"] = std::to_string(step);
   }
-  if (auto heads = mergeHeadsPerProgram(target, config.numSeqs * config.numKvHeads * config.gqaRatio, step))
+  // The caller's step counts for the heads rule; the caller's heads replace it.
+  if (auto given = reduceTuning.find("partitions_per_step"); given != reduceTuning.end()) {
+    int64_t value = 0;
+    if (absl::SimpleAtoi(given->second, &value) && value > 0) step = value;
+  }
+  if (auto heads = mergeHeadsPerProgram(target, config.numSeqs * config.numKvHeads * config.gqaRatio, step);
+      heads && !reduceTuning.count("heads_per_program"))
     params["heads_per_program"] = std::to_string(*heads);
   for (const auto& [name, value] : reduceTuning) params[name] = value;
   return specFor(config, "paged_decode_reduce", target.name, std::move(params));

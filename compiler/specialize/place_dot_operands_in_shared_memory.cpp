@@ -39,6 +39,28 @@ bool isPlaceableLoad(Operation* op) {
   return false;
 }
 
+// Slots are used strictly in turn, so a chain with several carried values is only placed in
+// the form tj-deepen-loop-prefetch makes: all of one loop, one of them read (the tile in use),
+// each other only yielded (into the carry one step nearer), and one new load per iteration.
+// Anything else (a tile carried into a nested loop that keeps reading it, say) could have a
+// slot rewritten while it is still read.
+bool isPrefetchShift(ArrayRef<BlockArgument> carried, ArrayRef<Operation*> loads) {
+  auto loop = dyn_cast<scf::ForOp>(carried.front().getOwner()->getParentOp());
+  if (!loop) return false;
+  Operation* yield = loop.getBody()->getTerminator();
+  int read = 0;
+  for (BlockArgument arg : carried) {
+    if (arg.getOwner()->getParentOp() != loop.getOperation()) return false;
+    bool onlyYielded = arg.hasOneUse() && *arg.getUsers().begin() == yield;
+    if (!onlyYielded) ++read;
+  }
+  int inBody = 0;
+  for (Operation* load : loads)
+    if (load->getParentOp() == loop.getOperation()) ++inBody;
+    else if (loop->isAncestor(load)) return false;
+  return read == 1 && inBody == 1;
+}
+
 // The loads and loop-carried values of one chain, or failure when a value of the chain has
 // a use other than a matrix dot's a/b operand or an scf.for carry.
 struct Chain {
@@ -88,11 +110,14 @@ FailureOr<Chain> collectChain(Operation* seed) {
       }
     }
   }
+  SmallVector<BlockArgument> carried;
   for (Value value : values)
-    if (isa<BlockArgument>(value)) ++chain.carries;
+    if (auto arg = dyn_cast<BlockArgument>(value)) carried.push_back(arg);
+  chain.carries = int64_t(carried.size());
   // One slot per carried value (the tile in use and those prefetched after it, see
   // tj-deepen-loop-prefetch) and one for the copy in flight.
   if (chain.carries > kMaxSlots - 1) return failure();
+  if (chain.carries > 1 && !isPrefetchShift(carried, chain.loads)) return failure();
   for (Operation* load : chain.loads)
     if (load->getResult(0).getType() != seed->getResult(0).getType()) return failure();
   return chain;

@@ -232,6 +232,7 @@ class PagedDecode:
         for name, tensor in zip(_DECODE_TENSORS, tensors):
             _fill_tensor(getattr(args, name), tensor)
         args.scale, args.soft_cap_value, args.sliding_window = scale, soft_cap_value, sliding_window
+        args.keep = tensors  # the pointers above stay valid as long as the arguments live
         return args
 
     def run_args(self, args, stream=None):

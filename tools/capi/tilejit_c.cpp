@@ -47,6 +47,8 @@ tilejit::TensorArg toTensor(const tj_tensor& in) {
 absl::StatusOr<std::map<std::string, std::string>> parseAssignments(const char* const* items,
                                                                     int count) {
   std::map<std::string, std::string> out;
+  if (count > 0 && items == nullptr)
+    return absl::InvalidArgumentError(std::to_string(count) + " parameters announced but the list is NULL");
   for (int i = 0; i < count; ++i) {
     if (items[i] == nullptr)
       return absl::InvalidArgumentError("parameter " + std::to_string(i) + " is NULL");

@@ -191,8 +191,9 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
 
 // load into shared memory: a 2-D tile over the view's last two axes; masked elements are
 // `other`. WholeRows (the emitter's promise: the tile spans the view's innermost extent, a
-// multiple of 16 bytes, from column 0) copies every row 16 bytes at a time with only rows
-// masked (to zero), like paged_load_shared: the launch check guarantees the alignment.
+// multiple of 16 bytes, from column 0, and `other` is 0) copies every row 16 bytes at a time
+// with only rows masked (to zero), like paged_load_shared: the launch check guarantees the
+// alignment.
 template <int64_t R, int64_t C, int Buffer, int Slots, int Offset, bool WholeRows = false, typename T, int RV>
 __device__ __forceinline__ SharedTile<T, R, C> load_shared(AsyncCopies& async, const View<T, RV>& view,
                                                           const Index<RV>& offset, const Index<RV>& limit,
