@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call: GPU tests, the main job on the GPU, then the benchmarks. Expects
 # scripts/stage_for_device.sh to have filled .device/bin and the peer kernels in .peers/.
-# Usage (device tool): bash bench/run_h200.sh [tests] [run] [memory] [small] [decode] [decode-check] [jit]
+# Usage (device tool): bash bench/run_h200.sh [tests] [run] [memory] [small] [decode] [decode-check] [gqa-gap] [jit]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 B=.device/bin
@@ -17,6 +17,14 @@ for step in $steps; do
     memory) python3 bench/bench_memory_kernels.py 2>&1 | tee "$OUT/memory.txt" | tail -12 ;;
     small) python3 bench/profile_small_batch.py 2>&1 | tee "$OUT/small.txt" | tail -60 ;;
     decode) python3 bench/bench_decode.py 2>&1 | tee "$OUT/decode.txt" | tail -45 ;;
+    # the large-GQA gap (session 5 notes): launch order and whole waves, on one machine
+    gqa-gap)
+      for order in seqs_first heads_first; do
+        mkdir -p "$OUT/gqa-gap-$order"
+        OUT="$OUT/gqa-gap-$order" DECODE_PARAMS="{\"grid_order\": \"$order\"}" \
+          CELLS=64/8:64:16384,32/8:64:16384,64/8:256:16384,32/8:256:16384,64/8:256:4096 \
+          PARTITIONS=3328,4096 BLOCK_NS=32 python3 bench/bench_decode.py 2>&1 | tail -7
+      done ;;
     # a few cells, one tiling each: a check of a change, not the table
     decode-check) CELLS=64/8:64:16384,32/32:64:16384,32/8:16:1024 PARTITIONS=512,4096 BLOCK_NS=32 \
         python3 bench/bench_decode.py 2>&1 | tee "$OUT/decode_check.txt" | tail -5 ;;
