@@ -60,22 +60,22 @@ absl::StatusOr<KernelSpec> reduceSpecFor(const PagedDecodeConfig& config,
   // A merge step wider than the partitions a sequence can have only costs registers and
   // exchanges (measured: 64/8 heads, batch 256 at 1K tokens, 16-wide steps over 1 partition).
   auto widest = target.tuned("paged_decode_reduce.partitions_per_step");
-  int64_t step = widest.value_or(1);
   if (widest && config.maxModelLen > 0) {
     int64_t partitions = (config.maxModelLen + partitionSize - 1) / partitionSize;
-    step = 1;
+    int64_t step = 1;
     while (step < partitions && step < *widest) step *= 2;
     params["partitions_per_step"] = std::to_string(step);
   }
-  // The caller's step counts for the heads rule; the caller's heads replace it.
-  if (auto given = reduceTuning.find("partitions_per_step"); given != reduceTuning.end()) {
-    int64_t value = 0;
-    if (absl::SimpleAtoi(given->second, &value) && value > 0) step = value;
-  }
-  if (auto heads = mergeHeadsPerProgram(target, config.numSeqs * config.numKvHeads * config.gqaRatio, step);
-      heads && !reduceTuning.count("heads_per_program"))
-    params["heads_per_program"] = std::to_string(*heads);
   for (const auto& [name, value] : reduceTuning) params[name] = value;
+  // Heads per program follow the step the merge ends up with, unless the caller chose them.
+  if (!params.count("heads_per_program")) {
+    int64_t step = widest.value_or(1);
+    if (auto it = params.find("partitions_per_step"); it != params.end())
+      if (!absl::SimpleAtoi(it->second, &step)) step = 1;  // the specializer names the bad value
+    int64_t pairs = config.numSeqs * config.numKvHeads * config.gqaRatio;
+    if (auto heads = mergeHeadsPerProgram(target, pairs, step))
+      params["heads_per_program"] = std::to_string(*heads);
+  }
   return specFor(config, "paged_decode_reduce", target.name, std::move(params));
 }
 

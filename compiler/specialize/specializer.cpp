@@ -402,9 +402,9 @@ absl::StatusOr<SpecializedKernel> specializeTemplate(
   pm.addPass(createRefineTileShapesPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // After the clean-up (steps and offsets compare as constants); the index arithmetic it
+  // adds is left for the C++ compiler to fold.
   pm.addPass(createDeepenLoopPrefetchPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
   // Async copies into shared memory need cp.async (sm_80+, every CUDA target we have). Placed
   // tiles live in dynamic shared memory, so a program may use all the target allows.
   // Tensor-core accumulators keep the mma.sync fragment layout (the CUDA library's).

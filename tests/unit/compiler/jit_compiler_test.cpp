@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "compiler/embedded_files.h"
 #include "compiler/ops/paged_decode.h"
 #include "compiler/toolchains/toolchain.h"
@@ -175,25 +176,20 @@ INSTANTIATE_TEST_SUITE_P(CacheAndTarget, JitCompilerThreads,
 TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   auto h200 = lookupTarget("sm_90");
   ASSERT_TRUE(h200.ok());
-  // Rows measured in bench/results/2026-11-29/session4/final.
-  auto batch1Short = chooseDecodeTiling(**h200, 8, 1024, 128);
-  ASSERT_TRUE(batch1Short.has_value());
-  EXPECT_EQ(batch1Short->partitionSize, 64);
-  EXPECT_EQ(batch1Short->blockN, 64);
-  auto batch1Long = chooseDecodeTiling(**h200, 8, 16384, 128);
-  ASSERT_TRUE(batch1Long.has_value());
-  EXPECT_EQ(batch1Long->partitionSize, 512);
-  EXPECT_EQ(batch1Long->blockN, 32);
-  auto batch16Short = chooseDecodeTiling(**h200, 128, 1024, 128);
-  ASSERT_TRUE(batch16Short.has_value());
-  EXPECT_EQ(batch16Short->partitionSize, 512);
-  EXPECT_EQ(batch16Short->blockN, 64);
-  auto largeLong = chooseDecodeTiling(**h200, 2048, 16384, 128);
-  ASSERT_TRUE(largeLong.has_value());
-  EXPECT_EQ(largeLong->partitionSize, 4096);
-  auto largeShort = chooseDecodeTiling(**h200, 2048, 1024, 128);
-  ASSERT_TRUE(largeShort.has_value());
-  EXPECT_EQ(largeShort->partitionSize, 1024);
+  // Rows measured in bench/results/2026-11-29/session4/final and session5/tilings
+  // (block_n 0: not checked).
+  struct Expected {
+    int64_t pairs, maxModelLen, partitionSize, blockN;
+  };
+  for (const Expected& e : {Expected{8, 1024, 64, 64}, Expected{8, 16384, 512, 32},
+                            Expected{128, 1024, 512, 64}, Expected{2048, 16384, 4096, 0},
+                            Expected{2048, 1024, 1024, 0}}) {
+    SCOPED_TRACE(absl::StrCat(e.pairs, " pairs, max_model_len ", e.maxModelLen));
+    auto tiling = chooseDecodeTiling(**h200, e.pairs, e.maxModelLen, 128);
+    ASSERT_TRUE(tiling.has_value());
+    EXPECT_EQ(tiling->partitionSize, e.partitionSize);
+    if (e.blockN) EXPECT_EQ(tiling->blockN, e.blockN);
+  }
   EXPECT_FALSE(chooseDecodeTiling(**h200, 8, 1024, 256).has_value());     // not measured at head 256
   auto host = lookupTarget("host");
   ASSERT_TRUE(host.ok());

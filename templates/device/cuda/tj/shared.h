@@ -211,46 +211,38 @@ __device__ __forceinline__ SharedTile<T, R, C> load_shared(AsyncCopies& async, c
     leadIn = leadIn && offset.v[d] >= 0 && offset.v[d] < limit.v[d];
     lead += offset.v[d] * view.stride[d];
   }
-  if constexpr (WholeRows) {
+  // Whether 16-byte copies are possible, tested at run time (WholeRows knows it).
+  const bool vecOk = view.stride[RV - 1] == 1 && detail::aligned(view.data, 16) &&
+                     view.stride[RV - 2] % X == 0 && offset.v[RV - 1] % X == 0;
 #pragma unroll
-    for (int m = 0; m < (kPieces + TJ_THREADS - 1) / TJ_THREADS; ++m) {
-      const int p = m * TJ_THREADS + detail::threadId();
-      if (kPieces % TJ_THREADS != 0 && p >= kPieces) break;
-      const int row = p / kRowPieces, col = (p % kRowPieces) * X;
-      const long long r = offset.v[RV - 2] + row;
-      const bool rowIn = leadIn && r >= 0 && r < limit.v[RV - 2];
-      // Masked rows copy nothing (source size 0), from the view's base.
+  for (int m = 0; m < (kPieces + TJ_THREADS - 1) / TJ_THREADS; ++m) {
+    const int p = m * TJ_THREADS + detail::threadId();
+    if (kPieces % TJ_THREADS != 0 && p >= kPieces) break;
+    const int row = p / kRowPieces, col = (p % kRowPieces) * X;
+    const long long r = offset.v[RV - 2] + row, c = offset.v[RV - 1] + col;
+    const bool rowIn = leadIn && r >= 0 && r < limit.v[RV - 2];
+    T* dst = out.data + row * S::kStride + col;
+    if constexpr (WholeRows) {
+      // Unit innermost stride and column offset 0; masked rows copy nothing (source size 0),
+      // from the view's base.
       const T* src = rowIn ? view.data + lead + r * view.stride[RV - 2] + col : view.data;
-      detail::cpAsync16(out.data + row * S::kStride + col, src, rowIn ? 16 : 0);
+      detail::cpAsync16(dst, src, rowIn ? 16 : 0);
+      continue;
     }
-    out.group = async.commit();
-    return out;
-  } else {
-    const bool vecOk = view.stride[RV - 1] == 1 && detail::aligned(view.data, 16) &&
-                       view.stride[RV - 2] % X == 0 && offset.v[RV - 1] % X == 0;
+    const long long at = lead + r * view.stride[RV - 2] + c * view.stride[RV - 1];
+    if (vecOk && rowIn && c >= 0 && c + X <= limit.v[RV - 1] && col + X <= int(C)) {
+      detail::cpAsync16(dst, view.data + at, 16);
+    } else {
 #pragma unroll
-    for (int m = 0; m < (kPieces + TJ_THREADS - 1) / TJ_THREADS; ++m) {
-      const int p = m * TJ_THREADS + detail::threadId();
-      if (kPieces % TJ_THREADS != 0 && p >= kPieces) break;
-      const int row = p / kRowPieces, col = (p % kRowPieces) * X;
-      const long long r = offset.v[RV - 2] + row, c = offset.v[RV - 1] + col;
-      const bool rowIn = leadIn && r >= 0 && r < limit.v[RV - 2];
-      T* dst = out.data + row * S::kStride + col;
-      const long long at = lead + r * view.stride[RV - 2] + c * view.stride[RV - 1];
-      if (vecOk && rowIn && c >= 0 && c + X <= limit.v[RV - 1] && col + X <= int(C)) {
-        detail::cpAsync16(dst, view.data + at, 16);
-      } else {
-#pragma unroll
-        for (int j = 0; j < X; ++j)
-          if (col + j < int(C)) {
-            const bool in = rowIn && c + j >= 0 && c + j < limit.v[RV - 1];
-            dst[j] = in ? view.data[at + j * view.stride[RV - 1]] : other;
-          }
-      }
+      for (int j = 0; j < X; ++j)
+        if (col + j < int(C)) {
+          const bool in = rowIn && c + j >= 0 && c + j < limit.v[RV - 1];
+          dst[j] = in ? view.data[at + j * view.stride[RV - 1]] : other;
+        }
     }
-    out.group = async.commit();
-    return out;
   }
+  out.group = async.commit();
+  return out;
 }
 
 }  // namespace tj
