@@ -305,7 +305,9 @@ __device__ __forceinline__ int elementCoordinate(int reg, int a) {
 
 // Stores an mma or mma_rows tile over the view's last axes, element by element (once per
 // program, at the end of a kernel: not worth the vector paths of canonical stores). The
-// offsets' part of the address is summed once; an element adds its coordinates' part.
+// offsets' part of the address and each axis's range of in-bounds coordinates are worked out
+// once; an element then costs two compares per axis and its coordinates' part of the address
+// (the innermost stride is 1: the launch check requires dense rows).
 template <typename X, typename T, int R>
 __device__ __forceinline__ void storeElements(const View<T, R>& view, const Index<R>& offset,
                                               const Index<R>& limit, const X& tile) {
@@ -320,22 +322,32 @@ __device__ __forceinline__ void storeElements(const View<T, R>& view, const Inde
     base += offset.v[d] * view.stride[d];
   }
   if (!leadIn) return;
+  // Coordinate c along tile axis a is in bounds when 0 <= offset + c < limit, i.e. c in
+  // [lo[a], hi[a]) (clamped to the tile: coordinates are never negative).
+  int lo[kRank], hi[kRank];
+  long long stride[kRank];
 #pragma unroll
-  for (int d = R - kRank; d < R; ++d) base += offset.v[d] * view.stride[d];
+  for (int a = 0; a < kRank; ++a) {
+    const int d = R - kRank + a;
+    const long long extent = X::dim(a);
+    lo[a] = int(min(max(-offset.v[d], 0LL), extent));
+    hi[a] = int(min(max(limit.v[d] - offset.v[d], 0LL), extent));
+    stride[a] = a == kRank - 1 ? 1 : view.stride[d];
+    base += offset.v[d] * view.stride[d];
+  }
+  T* const origin = view.data + base;
 #pragma unroll
   for (int i = 0; i < X::L::kRegs; ++i) {
     if (!E::owns(i)) continue;
-    long long at = base;
+    long long at = 0;
     bool in = true;
 #pragma unroll
     for (int a = 0; a < kRank; ++a) {
-      const int d = R - kRank + a;
       const int c = elementCoordinate<X>(i, a);
-      const long long g = offset.v[d] + c;
-      in = in && g >= 0 && g < limit.v[d];
-      at += c * view.stride[d];
+      in = in && c >= lo[a] && c < hi[a];
+      at += c * stride[a];
     }
-    if (in) view.data[at] = tile.v[i];
+    if (in) origin[at] = tile.v[i];
   }
 }
 
