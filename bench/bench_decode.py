@@ -30,7 +30,9 @@ PARTITIONS = [int(p) for p in os.environ.get("PARTITIONS", "64,128,256,512,1024,
 BLOCK_NS = [int(n) for n in os.environ.get("BLOCK_NS", "32,64").split(",")]
 # K/V tiles in flight ahead of the one in use (paged_decode's prefetch_depth).
 DEPTHS = [int(d) for d in os.environ.get("DEPTHS", "1").split(",")]
-VARIANTS = [(p, n, d) for p in PARTITIONS for n in BLOCK_NS for d in DEPTHS]
+# Warps per program (paged_decode's num_warps; the table's kernels use 4).
+WARPS = [int(w) for w in os.environ.get("WARPS", "4").split(",")]
+VARIANTS = [(p, n, d, w) for p in PARTITIONS for n in BLOCK_NS for d in DEPTHS for w in WARPS]
 CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset
 # Extra paged_decode parameters for experiments, e.g. '{"min_blocks_per_sm": 4}'.
 DECODE_PARAMS = json.loads(os.environ.get("DECODE_PARAMS", "{}"))
@@ -40,16 +42,17 @@ jit = tilejit.Jit()
 _kernels = {}
 
 
-def variant_name(partition, block_n, depth):
-    return f"p{partition}_n{block_n}" + (f"_d{depth}" if depth > 1 else "")
+def variant_name(partition, block_n, depth, warps):
+    return (f"p{partition}_n{block_n}" + (f"_d{depth}" if depth > 1 else "")
+            + (f"_w{warps}" if warps != 4 else ""))
 
 
-def kernels(ratio, partition, block_n, depth, partitions, merge_head_count):
-    key = (ratio, partition, block_n, depth, merge_step(partitions), merge_head_count)
+def kernels(ratio, partition, block_n, depth, warps, partitions, merge_head_count):
+    key = (ratio, partition, block_n, depth, warps, merge_step(partitions), merge_head_count)
     if key not in _kernels:
         common = dict(dtype="bf16", head_size=D, gqa_ratio=ratio, q_rows=16,
                       partition_size=partition)
-        params = dict(dict(block_size=BS, block_n=block_n, num_warps=4, prefetch_depth=depth),
+        params = dict(dict(block_size=BS, block_n=block_n, num_warps=warps, prefetch_depth=depth),
                       **DECODE_PARAMS)
         dec = jit.load("paged_decode", **params, **common)
         red = jit.load("paged_decode_reduce", **dict(dict(
@@ -102,9 +105,9 @@ def run_case(hq, hkv, b, ctx):
 
     # tilejit, one partition size at a time
     slopes = torch.zeros(hq, dtype=torch.float32, device=dev)
-    for partition, block_n, depth in VARIANTS:
+    for partition, block_n, depth, warps in VARIANTS:
         parts = max(1, math.ceil(ctx / partition))
-        dec, red = kernels(hq // hkv, partition, block_n, depth, parts, merge_heads(b, hq, merge_step(parts)))
+        dec, red = kernels(hq // hkv, partition, block_n, depth, warps, parts, merge_heads(b, hq, merge_step(parts)))
         p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
         dargs = dec.make_args(out, p_out, p_lse, q, k_cache, v_cache, block_table, seq_lens, slopes,
@@ -114,7 +117,7 @@ def run_case(hq, hkv, b, ctx):
         def f_tj(dec=dec, red=red, dargs=dargs, rargs=rargs):
             dec.launch_args(dargs)
             red.launch_args(rargs)
-        timed(f"tilejit_{variant_name(partition, block_n, depth)}", f_tj)
+        timed(f"tilejit_{variant_name(partition, block_n, depth, warps)}", f_tj)
         del p_out, p_lse
 
     # The op as an engine embeds it: tilejit.PagedDecode with the grid it serves picks the
@@ -195,6 +198,14 @@ def main():
               f"{peers[best]:>8.1f} {best:>12} {peers[best]/tj_us:>7.2f} {r[f'tilejit_{tj}_relerr']:>8.1e}"
               + (f" {r['tilejit_op_us']:>8.1f} {peers[best]/r['tilejit_op_us']:>5.2f}"
                  if "tilejit_op_us" in r else " op failed"))
+    if len(VARIANTS) > 1:  # every variant, fastest first: what a sweep is for
+        for r in rows:
+            if "skipped" in r:
+                continue
+            names = [variant_name(*v) for v in VARIANTS]
+            times = sorted((r[f"tilejit_{v}_us"], v) for v in names if f"tilejit_{v}_us" in r)
+            print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} "
+                  + " ".join(f"{v}={t:.1f}" for t, v in times))
 
 
 if __name__ == "__main__":

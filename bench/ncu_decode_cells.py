@@ -2,7 +2,9 @@
     CELLS="32/8:16:1024:256:32,64/8:256:16384:4096:32" \\
     ncu --kernel-name regex:tj_ --section SpeedOfLight --section WarpStateStats \\
         --section MemoryWorkloadAnalysis --section Occupancy python3 bench/ncu_decode_cells.py
-Cells are heads:batch:context:partition_size:block_n (bf16, head 128, block 16).
+Cells are heads:batch:context:partition_size:block_n (bf16, head 128, block 16). PEER=1 also
+launches vLLM's decode_attention_fwd (4 splits; PEERS_DIR as for bench_decode.py) on the same
+data, for `--kernel-name regex:"tj_|_fwd_"`.
 """
 import math
 import os
@@ -33,6 +35,14 @@ for cell in os.environ.get("CELLS", "32/8:16:1024:256:32").split(","):
     dec(out, p_out, p_lse, data.q, data.k_cache, data.v_cache, data.table, data.lens,
         torch.zeros(hq, device="cuda"), 1 / math.sqrt(D), 0.0, 0)
     red(out, p_out, p_lse, data.lens)
+    if os.environ.get("PEER") == "1":
+        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
+        import common  # noqa: F401,E402  (puts PEERS_DIR on the path)
+        from vllm_triton_decode_attention import decode_attention_fwd
+        lse = torch.empty(b, hq, dtype=torch.float32, device="cuda")
+        logits = torch.empty(b, hq, 4, D + 1, dtype=torch.float32, device="cuda")
+        decode_attention_fwd(data.q, data.k_cache, data.v_cache, out, lse, data.table.to(torch.int64),
+                             data.lens, logits, 4, 1 / math.sqrt(D), page_size=BS)
     torch.cuda.synchronize()
     print("launched", cell, flush=True)
     del data

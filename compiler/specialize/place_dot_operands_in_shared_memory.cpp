@@ -201,10 +201,14 @@ std::unique_ptr<Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sharedByt
   return std::make_unique<PlaceDotOperandsInSharedMemory>(sharedBytes);
 }
 
-// Rows are padded by 16 bytes in shared memory (conflict-free ldmatrix).
+// The CUDA library's shared-tile layout (tj/shared.h SharedTile): rows of an even number of
+// 16-byte pieces take a stride of 2 mod 4 pieces, rows of an odd number no pad, rows of a
+// part piece a 16-byte pad; each buffer starts on a 128-byte line.
 int64_t placedBufferBytes(RankedTensorType tile, int64_t slots) {
-  int64_t elementBytes = tile.getElementTypeBitWidth() / 8;
-  return slots * tile.getDimSize(0) * (tile.getDimSize(1) * elementBytes + 16);
+  int64_t rowBytes = tile.getDimSize(1) * (tile.getElementTypeBitWidth() / 8);
+  if (rowBytes % 16 != 0) rowBytes += 16;
+  else if (rowBytes % 64 == 0) rowBytes += 32;
+  return llvm::alignTo(slots * tile.getDimSize(0) * rowBytes, 128);
 }
 
 llvm::DenseSet<Value> placedTileValues(Operation* root) {

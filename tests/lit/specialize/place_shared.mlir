@@ -37,7 +37,7 @@
 // CPP: tj::AsyncCopies async_copies;
 // CPP: const tj::SharedTile<tj::bf16, 16, 128> q = tj::load_shared<16, 128, 0, 1, 0, true>(async_copies, args.query
 // CPP: tj::SharedTile<tj::bf16, 32, 128> k = k_first;
-// CPP: tj::paged_load_shared<tj::CacheLayout::Standard, 32, 128, 1, 2, 4352, 16>(async_copies, args.key_cache, args.block_tables, program_x, t_next, end, program_y)
+// CPP: tj::paged_load_shared<tj::CacheLayout::Standard, 32, 128, 1, 2, 4608, 16>(async_copies, args.key_cache, args.block_tables, program_x, t_next, end, program_y)
 // CPP: tj::dot<true>(q, k, zero_s, async_copies)
 // CPP: tj::dot<false>(p_low, v, acc_scaled, async_copies)
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p head_size=256 --emit cpp --no-cache | FileCheck %s --check-prefix=CLAMP

@@ -198,15 +198,28 @@ __device__ __forceinline__ Acc dotMma(const AOp& a, const BOp& b, const Acc& acc
     }
     // Shared operands are addressed at absolute K; staged ones from the chunk's start.
     const int aK = kAShared ? k0 : 0, bK = kBShared ? k0 : 0;
-    auto loadA = [&](int mi, int kk, unsigned (&af)[4]) {
-      ldmatrixX4(aBase + 2u * unsigned((mi * 16 + lane % 16) * kStrideA + aK + kk + (lane / 16) * 8), af[0],
-                 af[1], af[2], af[3]);
+    // Element offsets of 16-byte ldmatrix rows at column aligned + within (aligned: a multiple
+    // of 16 elements): a shared operand's own layout, or a staged one's padded rows.
+    auto aAt = [&](int row, int aligned, int within) {
+      if constexpr (kAShared) return AOp::offset(row, aligned, within);
+      else return row * kStrideA + aligned + within;
     };
-    auto loadB = [&](int ni, int kk, unsigned& b0, unsigned& b1) {
+    auto bAt = [&](int row, int aligned, int within) {
+      if constexpr (kBShared) return BOp::offset(row, aligned, within);
+      else return row * kStrideB + aligned + within;
+    };
+    auto loadA = [&](int mi, int kk, unsigned (&af)[4]) {
+      ldmatrixX4(aBase + 2u * unsigned(aAt(mi * 16 + lane % 16, aK + kk, (lane / 16) * 8)), af[0], af[1], af[2],
+                 af[3]);
+    };
+    // Column unit fixed + own: `fixed` known at compile time, `own` the thread's (its warp's).
+    auto loadB = [&](int fixed, int own, int kk, unsigned& b0, unsigned& b1) {
+      const int ni = fixed + own;
       if constexpr (TransB)
-        ldmatrixX2(bBase + 2u * unsigned((ni * 8 + lane % 8) * kStrideB + bK + kk + ((lane / 8) % 2) * 8), b0, b1);
+        ldmatrixX2(bBase + 2u * unsigned(bAt(ni * 8 + lane % 8, bK + kk, ((lane / 8) % 2) * 8)), b0, b1);
       else
-        ldmatrixX2Trans(bBase + 2u * unsigned((bK + kk + lane % 8 + ((lane / 8) % 2) * 8) * kStrideB + ni * 8),
+        ldmatrixX2Trans(bBase + 2u * unsigned(bAt(bK + kk + lane % 8 + ((lane / 8) % 2) * 8, fixed * 8 / 16 * 16,
+                                                  fixed * 8 % 16 + own * 8)),
                         b0, b1);
     };
     for (int kk = 0; kk < kc; kk += 16) {
@@ -219,7 +232,7 @@ __device__ __forceinline__ Acc dotMma(const AOp& a, const BOp& b, const Acc& acc
 #pragma unroll
           for (int jn = 0; jn < NT / W; ++jn) {
             unsigned b0, b1;
-            loadB(jn * W + warp, kk, b0, b1);
+            loadB(jn * W, warp, kk, b0, b1);
             mma16816<T>(c[mi * (NT / W) + jn], af, b0, b1);
           }
         }
@@ -229,7 +242,7 @@ __device__ __forceinline__ Acc dotMma(const AOp& a, const BOp& b, const Acc& acc
           if (!U::unitValid(u)) continue;
           unsigned af[4], b0, b1;
           loadA(U::unitRow(u), kk, af);
-          loadB(U::unitCol(u), kk, b0, b1);
+          loadB(0, U::unitCol(u), kk, b0, b1);
           mma16816<T>(c[u], af, b0, b1);
         }
       }

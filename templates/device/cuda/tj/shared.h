@@ -19,16 +19,38 @@
 
 namespace tj {
 
-// Row-major [R, C] in shared memory; rows padded by 16 bytes so that ldmatrix rows of 16
-// bytes fall in distinct banks.
+// Row-major [R, C] in shared memory, laid out so that the 8 rows an ldmatrix reads at one
+// column fall in 8 distinct bank groups (16-byte units of a 128-byte line) while every row
+// starts 32-byte aligned, like the global rows copied into it. A row stride of an odd
+// number of 16-byte pieces spreads 8 rows over the banks but puts every other row across
+// shared sectors, and L1 then asked L2 for 1.5 sectors per sector that cp.async copied
+// (Nsight Compute, bench/results/2026-12-01). So rows of an even number of pieces take a
+// stride of 2 mod 4 pieces (8 rows start at 4 distinct even units, twice) and rows 4..7 of
+// each 8 swap the two pieces of every 32-byte sector (the second four rows start on the odd
+// units); copies still move whole sectors. The emitter sizes placed buffers by the same rule
+// (placedBufferBytes).
 template <typename T, int64_t R, int64_t C>
 struct SharedTile {
   static_assert(sizeof(T) == 2, "shared tiles hold 16-bit elements");
-  static constexpr int kStride = int(C) + int(16 / sizeof(T));
+  static constexpr int kPiece = int(16 / sizeof(T));  // elements per 16-byte piece
+  static constexpr bool kWholePieces = int(C) % kPiece == 0;
+  static constexpr int kPieces = int(C) / kPiece;
+  static constexpr bool kSwapped = kWholePieces && kPieces % 2 == 0;
+  static constexpr int kStride = !kWholePieces ? int(C) + kPiece
+                                 : kSwapped && kPieces % 4 == 0 ? int(C) + 2 * kPiece
+                                 : int(C);
   static constexpr int kElems = int(R) * kStride;
   T* data;
   int group;   // the commit group that fills it
   int buffer;  // the placed buffer it is a slot of
+
+  // Element offset of (row, aligned + within) from `data`, where `aligned` is a multiple of
+  // two pieces (a 32-byte sector): only `within` is permuted, so an `aligned` known at compile
+  // time stays an immediate of the address (ldmatrix addresses are one register per thread).
+  static __device__ __forceinline__ int offset(int row, int aligned, int within) {
+    if constexpr (kSwapped) return row * kStride + aligned + (within ^ ((row & 4) * (kPiece / 4)));
+    else return row * kStride + aligned + within;
+  }
 };
 
 template <typename X>
@@ -92,7 +114,7 @@ namespace detail {
 // The kernel's dynamic shared memory; the emitter lays placed buffers out in it (Offset) and
 // the runtime launches with their total size.
 __device__ __forceinline__ unsigned char* dynamicShared() {
-  extern __shared__ __align__(16) unsigned char tj_dynamic_shared[];
+  extern __shared__ __align__(128) unsigned char tj_dynamic_shared[];
   return tj_dynamic_shared;
 }
 
@@ -177,12 +199,13 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
       const long long block = (long long)tableRow[logical];
       src = headBase + block * cache.stride[0] + (long long)slot * cache.stride[1];
     }
-    const unsigned dstRow = detail::sharedAddress(out.data) + unsigned(row * S::kStride) * unsigned(sizeof(T));
+    const unsigned base = detail::sharedAddress(out.data);
 #pragma unroll
     for (int j = 0; j < kPiecesPerThread; ++j) {
       const int col = (lane + j * kLanes) * X;
       if (kRowPieces % kLanes == 0 || col < int(D))
-        detail::cpAsync16(dstRow + unsigned(col) * unsigned(sizeof(T)), src + col, in ? 16 : 0);
+        detail::cpAsync16(base + unsigned(S::offset(row, j * kLanes * X, lane * X)) * unsigned(sizeof(T)),
+                          src + col, in ? 16 : 0);
     }
   }
   out.group = async.commit();
@@ -221,7 +244,7 @@ __device__ __forceinline__ SharedTile<T, R, C> load_shared(AsyncCopies& async, c
     const int row = p / kRowPieces, col = (p % kRowPieces) * X;
     const long long r = offset.v[RV - 2] + row, c = offset.v[RV - 1] + col;
     const bool rowIn = leadIn && r >= 0 && r < limit.v[RV - 2];
-    T* dst = out.data + row * S::kStride + col;
+    T* dst = out.data + S::offset(row, 0, col);
     if constexpr (WholeRows) {
       // Unit innermost stride and column offset 0; masked rows copy nothing (source size 0),
       // from the view's base.
