@@ -84,21 +84,21 @@ std::vector<TargetDescription> buildTargets() {
   std::vector<TargetDescription> targets;
   targets.push_back({"sm_80", "A100", Vendor::kNvidia, "cuda", 32, 108, 1024, 163 * 1024,
                      65536, 255, {mmaF16, mmaBF16}, nvidiaTuning});
-  // Best variant per cell of bench/results/2026-11-29/session4/final (partitions 64..4096,
-  // block_n 32/64; run1 and large-partitions agree): H200, bf16, head 128,
-  // GQA 1/4/8; 512-token partitions (not in that sweep) for 8 (sequence, kv head) pairs past
-  // 4K and 128 pairs at 1K, measured against 1024 in one run (session5/tilings: 31.6 vs 36.6
-  // us at batch 1 x 16K, 28.7 vs 33.5 us at batch 16 x 1K). 2048 for large grids at 16K is
-  // not better in session5/final (GQA 1.5-2 % slower than 4096, MHA 0.2-0.5 % faster), though
-  // the split-K kernel alone was (session5/merge). Small grids want short partitions (more
-  // programs, fewer tiles in series); large grids at long context want long ones (fewer
-  // partials to write and merge; at one partition the merge is skipped). Rows apply to heads up
-  // to 128 (at 192/256, 64-token K/V tiles no longer fit beside each other).
+  // Best variant per class of cells in bench/results/2026-12-01/final (partitions 64..4096,
+  // block_n 32/64, after shared rows became 32-byte aligned, which made 64-token tiles win
+  // most grids): H200, bf16, head 128, GQA 1/4/8; rows summed over the cells of a class.
+  // Small grids want short partitions (more programs, fewer tiles in series); large grids at
+  // long context want long ones (fewer partials to write and merge; at one partition the
+  // merge is skipped). 512 pairs keep 32-token tiles (a tie at 1K and 16K, 0.8 % at 4K);
+  // past 4K, 2048 pairs too (GQA at 256 sequences: 4096/32 beats 4096/64 by 1.5-2.4 %).
+  // Rows apply to heads up to 128 (at 192/256, 64-token K/V tiles no longer fit beside each
+  // other).
   const std::vector<DecodeTiling> h200DecodeTilings = {
-      {8, 1024, 128, 64, 64},       {8, 4096, 128, 256, 64},      {8, 1 << 30, 128, 512, 32},
-      {32, 1024, 128, 128, 32},     {32, 4096, 128, 256, 32},     {32, 1 << 30, 128, 1024, 32},
-      {128, 1024, 128, 512, 64},    {128, 4096, 128, 1024, 32},   {128, 1 << 30, 128, 4096, 32},
-      {1 << 30, 1024, 128, 1024, 32}, {1 << 30, 1 << 30, 128, 4096, 32},
+      {8, 1024, 128, 128, 64},        {8, 4096, 128, 256, 64},        {8, 1 << 30, 128, 512, 64},
+      {32, 1024, 128, 128, 32},       {32, 4096, 128, 512, 64},       {32, 1 << 30, 128, 1024, 32},
+      {128, 1024, 128, 512, 64},      {128, 4096, 128, 1024, 64},     {128, 1 << 30, 128, 4096, 64},
+      {512, 1024, 128, 1024, 32},     {512, 1 << 30, 128, 4096, 32},
+      {1 << 30, 1024, 128, 1024, 64}, {1 << 30, 4096, 128, 4096, 64}, {1 << 30, 1 << 30, 128, 4096, 32},
   };
   targets.push_back({"sm_90", "H100/H200", Vendor::kNvidia, "cuda", 32, 132, 1024, 227 * 1024,
                      65536, 255, {mmaF16, mmaBF16}, nvidiaTuning, h200DecodeTilings});

@@ -176,14 +176,14 @@ INSTANTIATE_TEST_SUITE_P(CacheAndTarget, JitCompilerThreads,
 TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   auto h200 = lookupTarget("sm_90");
   ASSERT_TRUE(h200.ok());
-  // Rows measured in bench/results/2026-11-29/session4/final and session5/tilings
-  // (block_n 0: not checked).
+  // Rows measured in bench/results/2026-12-01/final (block_n 0: not checked).
   struct Expected {
     int64_t pairs, maxModelLen, partitionSize, blockN;
   };
-  for (const Expected& e : {Expected{8, 1024, 64, 64}, Expected{8, 16384, 512, 32},
-                            Expected{128, 1024, 512, 64}, Expected{2048, 16384, 4096, 0},
-                            Expected{2048, 1024, 1024, 0}}) {
+  for (const Expected& e : {Expected{8, 1024, 128, 64}, Expected{8, 16384, 512, 64},
+                            Expected{128, 1024, 512, 64}, Expected{512, 4096, 4096, 32},
+                            Expected{2048, 4096, 4096, 64}, Expected{2048, 16384, 4096, 32},
+                            Expected{2048, 1024, 1024, 64}}) {
     SCOPED_TRACE(absl::StrCat(e.pairs, " pairs, max_model_len ", e.maxModelLen));
     auto tiling = chooseDecodeTiling(**h200, e.pairs, e.maxModelLen, 128);
     ASSERT_TRUE(tiling.has_value());
