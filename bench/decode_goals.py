@@ -1,0 +1,54 @@
+"""Issue 3's goals from a bench_decode.py run: geomean speed-up over the best peer, cells
+slower than 1.03x it, cells where the best peer is under 75 % of the run's read ceiling
+(goal 1.25x), and batch >= 64 x context >= 4K cells under 92 % of it; once for the best
+swept variant per cell and once for `tilejit_op` (PagedDecode with the table's tiling).
+
+    python3 bench/decode_goals.py OUT/decode_tilejit.jsonl
+"""
+import json
+import math
+import sys
+
+PEERS = ("unified", "unified_alt", "decode_s4", "decode_s16")
+
+
+def main(path):
+    rows = [json.loads(line) for line in open(path)]
+    ceiling = next(r["TBps"] for r in rows if r.get("item") == "read_ceiling")
+    cells = [r for r in rows if "hq" in r and "skipped" not in r and "error" not in r]
+
+    def best_variant(r):
+        return min(v for k, v in r.items() if k.startswith("tilejit_p") and k.endswith("_us"))
+
+    for label, ours in (("best variant", best_variant), ("tilejit_op", lambda r: r.get("tilejit_op_us"))):
+        speedups, slow, low, low_fail, large, large_fail = [], [], 0, [], [], []
+        for r in cells:
+            t = ours(r)
+            if t is None:
+                continue
+            peer = min(r[f"{k}_us"] for k in PEERS if f"{k}_us" in r)
+            name = f"{r['hq']}/{r['hkv']} x {r['batch']} x {r['ctx'] // 1024}K"
+            speedups.append(peer / t)
+            if t > 1.03 * peer:
+                slow.append(f"{name} {peer / t:.3f}x")
+            if r["kv_bytes"] / (peer * 1e-6) / 1e12 < 0.75 * ceiling:
+                low += 1
+                if peer / t < 1.25:
+                    low_fail.append(f"{name} {peer / t:.2f}x")
+            if r["batch"] >= 64 and r["ctx"] >= 4096:
+                share = r["kv_bytes"] / (t * 1e-6) / 1e12 / ceiling
+                large.append(share)
+                if share < 0.92:
+                    large_fail.append(f"{name} {100 * share:.0f} %")
+        if not speedups:
+            continue
+        geomean = math.exp(sum(map(math.log, speedups)) / len(speedups))
+        print(f"{label}: {len(speedups)} cells, geomean {geomean:.3f}x (goal 1.10x)")
+        print(f"  slower than 1.03x the best peer: {len(slow)} {slow}")
+        print(f"  best peer under 75 % of {ceiling:.2f} TB/s: {low} cells, under 1.25x: {len(low_fail)} {low_fail}")
+        print(f"  batch >= 64, context >= 4K: {100 * min(large):.0f}-{100 * max(large):.0f} % of the ceiling, "
+              f"under 92 %: {large_fail}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
