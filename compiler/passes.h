@@ -41,8 +41,9 @@ bool isTensorCoreDot(mlir::tj::DotOp dot);
 // default for tj-opt): CUDA's limit without the dynamic opt-in.
 constexpr int64_t kDefaultSharedBytes = 48 * 1024;
 
-// Bytes of one placed buffer: `slots` copies of the tile with rows padded by 16 bytes (the
-// device library's SharedTile layout).
+// Bytes of one placed buffer: `slots` copies of the tile in the device library's SharedTile
+// row layout (rows padded to a stride of 2 mod 4 sixteen-byte pieces), rounded up to a
+// 128-byte line.
 int64_t placedBufferBytes(mlir::RankedTensorType tile, int64_t slots);
 
 // The device library's scratch buffer for a kernel (TJ_SMEM_BYTES): the largest tile in f32,

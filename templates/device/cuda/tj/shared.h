@@ -184,6 +184,7 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
   constexpr int kPasses = (int(BN) + kRowsPerPass - 1) / kRowsPerPass;
   constexpr int kPiecesPerThread = (kRowPieces + kLanes - 1) / kLanes;
   constexpr bool kRagged = int(BN) % kRowsPerPass != 0 || TJ_THREADS % kLanes != 0;
+  static_assert(!S::kSwapped || kLanes % 2 == 0, "paged_load_shared: lanes of a row cover whole sectors");
   const int lane = detail::threadId() % kLanes, rowInPass = detail::threadId() / kLanes;
 #pragma unroll
   for (int m = 0; m < kPasses; ++m) {
