@@ -3,9 +3,11 @@
 same way (bench/peers/common.py: one event pair per iteration, median, L2 flushed).
 
 Cells: bf16, head 128, block 16, q/kv heads 32/32, 32/8, 64/8, batch 1/16/64/256,
-context 1K/4K/16K (skip cells whose KV cache exceeds 60 GB). tilejit runs once per partition
-size in PARTITIONS (the measured table the target's tuning is read from); its time is the
-split-K kernel plus the partition merge, back to back. `tilejit_op` is tilejit.PagedDecode
+context 1K/4K/16K (skip cells whose KV cache exceeds 60 GB; CELLS picks some). tilejit runs
+once per variant: partition size (PARTITIONS) x block_n (BLOCK_NS) x prefetch depth (DEPTHS)
+x warps (WARPS), the sweep the target's measured table is read from; its time is the split-K
+kernel plus the partition merge, back to back. Every variant is listed per cell, then the
+summary (best variant against the best peer). `tilejit_op` is tilejit.PagedDecode
 told the grid (what an engine gets: the table's tiling and the merge's rules).
 
     PYTHONPATH=python:bench/peers PEERS_DIR=.peers OUT=... python3 bench/bench_decode.py
@@ -182,6 +184,14 @@ def main():
                 except Exception as e:  # noqa: BLE001
                     write(dict(hq=hq, hkv=hkv, batch=b, ctx=ctx, error=repr(e)[:300]))
                     print("error", hq, hkv, b, ctx, repr(e)[:300])
+    if len(VARIANTS) > 1:  # every variant, fastest first (before the summary: logs keep the tail)
+        names = [variant_name(*v) for v in VARIANTS]
+        for r in rows:
+            if "skipped" in r:
+                continue
+            times = sorted((r[f"tilejit_{v}_us"], v) for v in names if f"tilejit_{v}_us" in r)
+            print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} "
+                  + " ".join(f"{v}={t:.1f}" for t, v in times))
     print(f"read ceiling {read_bw:.2f} TB/s")
     print(f"{'heads':6} {'b':>4} {'ctx':>6} {'tj best us':>10} {'variant':>10} {'TB/s':>5} {'%R':>4} "
           f"{'peer us':>8} {'peer':>12} {'speedup':>7} {'relerr':>8} {'op us':>8} {'op x':>5}")
@@ -198,14 +208,6 @@ def main():
               f"{peers[best]:>8.1f} {best:>12} {peers[best]/tj_us:>7.2f} {r[f'tilejit_{tj}_relerr']:>8.1e}"
               + (f" {r['tilejit_op_us']:>8.1f} {peers[best]/r['tilejit_op_us']:>5.2f}"
                  if "tilejit_op_us" in r else " op failed"))
-    if len(VARIANTS) > 1:  # every variant, fastest first: what a sweep is for
-        for r in rows:
-            if "skipped" in r:
-                continue
-            names = [variant_name(*v) for v in VARIANTS]
-            times = sorted((r[f"tilejit_{v}_us"], v) for v in names if f"tilejit_{v}_us" in r)
-            print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} "
-                  + " ".join(f"{v}={t:.1f}" for t, v in times))
 
 
 if __name__ == "__main__":

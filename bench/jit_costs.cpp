@@ -2,7 +2,8 @@
 //   tilejit_bench_jit cold   -- compile every template with an empty cache (specialize + emit +
 //                               toolchain), per template
 //   tilejit_bench_jit warm   -- one fresh process: create the JIT and load every template from
-//                               the disk cache (run it after `cold`, several times);
+//                               the disk cache (run it several times: the first process
+//                               compiles the default parameters, the later ones hit);
 //                               `warm preload-nvrtc` first times dlopen of libnvrtc alone
 //   tilejit_bench_jit launch -- host cost of Device::launch (median of 10^4 calls) and of one
 //                               CUDA graph replay of the same launch
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,7 +55,8 @@ int cold(Device& device) {
       {"paged_decode_reduce", "paged_decode_reduce", {{"head_size", "192"}, {"partition_size", "1024"}}},
   };
   for (const Case& c : cases) {
-    // Run with a fresh $TILEJIT_CACHE_DIR: every template misses, and `warm` then hits.
+    // Run with a fresh $TILEJIT_CACHE_DIR: every case misses. (`warm` loads the templates'
+    // defaults: its first process compiles them, the later ones hit.)
     auto jit = JitCompiler::create();
     if (!jit.ok()) return die(jit.status());
     auto spec = KernelSpec::shipped(c.name, device.target(), c.params);

@@ -18,6 +18,11 @@ from decode_data import decode_inputs, merge_heads, merge_step  # noqa: E402
 import tilejit  # noqa: E402
 
 D, BS = 128, 16
+PEER = os.environ.get("PEER") == "1"
+if PEER:
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
+    import common  # noqa: F401,E402  (puts PEERS_DIR on the path)
+    from vllm_triton_decode_attention import decode_attention_fwd  # noqa: E402
 jit = tilejit.Jit()
 for cell in os.environ.get("CELLS", "32/8:16:1024:256:32").split(","):
     heads, b, ctx, partition, block_n = cell.split(":")
@@ -35,10 +40,7 @@ for cell in os.environ.get("CELLS", "32/8:16:1024:256:32").split(","):
     dec(out, p_out, p_lse, data.q, data.k_cache, data.v_cache, data.table, data.lens,
         torch.zeros(hq, device="cuda"), 1 / math.sqrt(D), 0.0, 0)
     red(out, p_out, p_lse, data.lens)
-    if os.environ.get("PEER") == "1":
-        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
-        import common  # noqa: F401,E402  (puts PEERS_DIR on the path)
-        from vllm_triton_decode_attention import decode_attention_fwd
+    if PEER:
         lse = torch.empty(b, hq, dtype=torch.float32, device="cuda")
         logits = torch.empty(b, hq, 4, D + 1, dtype=torch.float32, device="cuda")
         decode_attention_fwd(data.q, data.k_cache, data.v_cache, out, lse, data.table.to(torch.int64),

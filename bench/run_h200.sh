@@ -28,10 +28,10 @@ for step in $steps; do
     # the cells where the best peer is under 75 % of read bandwidth: warps per program
     small-warps) mkdir -p "$OUT/small-warps"; OUT="$OUT/small-warps" CELLS=32/8:16:1024,64/8:16:1024,32/8:16:4096,64/8:16:4096,64/8:64:1024,32/8:1:1024 \
         PARTITIONS=128,256,512,1024 BLOCK_NS=16,32 WARPS=1,2,4 \
-        python3 bench/bench_decode.py 2>&1 | tee "$OUT/small_warps.txt" | tail -8 ;;
+        python3 bench/bench_decode.py 2>&1 | tee "$OUT/small-warps/small_warps.txt" | tail -8 ;;
     # a few cells, one tiling each: a check of a change, not the table
     decode-check) mkdir -p "$OUT/check"; OUT="$OUT/check" CELLS=64/8:64:16384,32/32:64:16384,32/8:16:1024 PARTITIONS=512,4096 BLOCK_NS=32 \
-        python3 bench/bench_decode.py 2>&1 | tee "$OUT/decode_check.txt" | tail -5 ;;
+        python3 bench/bench_decode.py 2>&1 | tee "$OUT/check/decode_check.txt" | tail -5 ;;
     jit)
       rm -rf /tmp/tilejit-jit && export TILEJIT_CACHE_DIR=/tmp/tilejit-jit
       # nvrtc 12.9+ keeps its own compile cache in the driver's: off for the cold figures.

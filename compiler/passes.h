@@ -42,8 +42,8 @@ bool isTensorCoreDot(mlir::tj::DotOp dot);
 constexpr int64_t kDefaultSharedBytes = 48 * 1024;
 
 // Bytes of one placed buffer: `slots` copies of the tile in the device library's SharedTile
-// row layout (rows padded to a stride of 2 mod 4 sixteen-byte pieces), rounded up to a
-// 128-byte line.
+// row layout (rows of an even number of 16-byte pieces padded to a stride of 2 mod 4 pieces,
+// others unpadded), rounded up to a 128-byte line.
 int64_t placedBufferBytes(mlir::RankedTensorType tile, int64_t slots);
 
 // The device library's scratch buffer for a kernel (TJ_SMEM_BYTES): the largest tile in f32,

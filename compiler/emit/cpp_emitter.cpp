@@ -51,7 +51,7 @@ class BodyEmitter {
 
   // Tiles the placement pass put in shared memory (placed loads' results and the loop values
   // they are carried through) and their buffers' offsets in the kernel's dynamic shared
-  // memory (buffers in id order, each 16-byte aligned by construction). Call before emitBlock.
+  // memory (buffers in id order, each on a 128-byte line by construction). Call before emitBlock.
   void findSharedTiles() {
     shared_ = placedTileValues(kernel_);
     std::map<int64_t, int64_t> bufferBytes;

@@ -10,6 +10,9 @@
 // value of the chain, plus one for the copy in flight), within a shared-memory
 // budget, in program order. Everything else stays as it was.
 #include "compiler/passes.h"
+
+#include <cassert>
+
 #include "dialects/tj/TjDialect.h"
 #include "llvm/ADT/SetVector.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -201,13 +204,13 @@ std::unique_ptr<Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sharedByt
   return std::make_unique<PlaceDotOperandsInSharedMemory>(sharedBytes);
 }
 
-// The CUDA library's shared-tile layout (tj/shared.h SharedTile): rows of an even number of
-// 16-byte pieces take a stride of 2 mod 4 pieces, rows of an odd number no pad, rows of a
-// part piece a 16-byte pad; each buffer starts on a 128-byte line.
+// The CUDA library's shared-tile layout (tj/shared.h SharedTile): rows of whole 16-byte
+// pieces (isHalfTile admits no others), an even number of them padded to a stride of 2 mod 4
+// pieces, an odd number unpadded; each buffer starts on a 128-byte line.
 int64_t placedBufferBytes(RankedTensorType tile, int64_t slots) {
   int64_t rowBytes = tile.getDimSize(1) * (tile.getElementTypeBitWidth() / 8);
-  if (rowBytes % 16 != 0) rowBytes += 16;
-  else if (rowBytes % 64 == 0) rowBytes += 32;
+  assert(rowBytes % 16 == 0 && "placed tiles hold rows of whole 16-byte pieces");
+  if (rowBytes % 64 == 0) rowBytes += 32;
   return llvm::alignTo(slots * tile.getDimSize(0) * rowBytes, 128);
 }
 

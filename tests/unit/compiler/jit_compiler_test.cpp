@@ -176,19 +176,26 @@ INSTANTIATE_TEST_SUITE_P(CacheAndTarget, JitCompilerThreads,
 TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   auto h200 = lookupTarget("sm_90");
   ASSERT_TRUE(h200.ok());
-  // Rows measured in bench/results/2026-12-01/final (block_n 0: not checked).
+  // Every row is the one chosen at its own corner: none is shadowed by an earlier row.
+  for (const DecodeTiling& row : (*h200)->decodeTilings) {
+    auto tiling = chooseDecodeTiling(**h200, row.maxPrograms, row.maxContext, row.maxHeadSize);
+    ASSERT_TRUE(tiling.has_value());
+    EXPECT_EQ(tiling->maxPrograms, row.maxPrograms);
+    EXPECT_EQ(tiling->maxContext, row.maxContext);
+  }
+  // Choices measured in bench/results/2026-12-01/final, between the corners.
   struct Expected {
     int64_t pairs, maxModelLen, partitionSize, blockN;
   };
-  for (const Expected& e : {Expected{8, 1024, 128, 64}, Expected{8, 16384, 512, 64},
-                            Expected{128, 1024, 512, 64}, Expected{512, 4096, 4096, 32},
-                            Expected{2048, 4096, 4096, 64}, Expected{2048, 16384, 4096, 32},
-                            Expected{2048, 1024, 1024, 64}}) {
+  for (const Expected& e : {Expected{1, 1024, 128, 64}, Expected{8, 16384, 512, 64},
+                            Expected{100, 1024, 512, 64}, Expected{512, 4096, 4096, 32},
+                            Expected{300, 16384, 4096, 64}, Expected{2048, 3000, 4096, 64},
+                            Expected{2048, 16384, 4096, 32}, Expected{8192, 1024, 1024, 64}}) {
     SCOPED_TRACE(absl::StrCat(e.pairs, " pairs, max_model_len ", e.maxModelLen));
     auto tiling = chooseDecodeTiling(**h200, e.pairs, e.maxModelLen, 128);
     ASSERT_TRUE(tiling.has_value());
     EXPECT_EQ(tiling->partitionSize, e.partitionSize);
-    if (e.blockN) EXPECT_EQ(tiling->blockN, e.blockN);
+    EXPECT_EQ(tiling->blockN, e.blockN);
   }
   EXPECT_FALSE(chooseDecodeTiling(**h200, 8, 1024, 256).has_value());     // not measured at head 256
   auto host = lookupTarget("host");

@@ -105,11 +105,6 @@ __device__ __forceinline__ void stageCols(S* dst, const MmaTile<T, Rows, Cols>& 
   }
 }
 
-template <typename X>
-struct OperandStride { static constexpr int value = 0; };
-template <typename T, int64_t R, int64_t C>
-struct OperandStride<SharedTile<T, R, C>> { static constexpr int value = SharedTile<T, R, C>::kStride; };
-
 template <int Rows, int RowBytes, int Budget, int Step>
 struct ChunkOf {  // largest multiple of Step (<= Rows) whose rows fit in Budget bytes
   static constexpr int kFit = Budget / RowBytes / Step * Step;
@@ -156,8 +151,9 @@ __device__ __forceinline__ Acc dotMma(const AOp& a, const BOp& b, const Acc& acc
   constexpr int kKcRaw = kPerK == 0 ? int(K) : (TJ_SMEM_BYTES - kFixed) / kPerK / 16 * 16;
   constexpr int Kc = kKcRaw < int(K) ? kKcRaw : int(K);
   static_assert(Kc >= 16, "dot: operands too large for TJ_SMEM_BYTES");
-  constexpr int kStrideA = kAShared ? OperandStride<AOp>::value : Kc + 8;
-  constexpr int kStrideB = kBShared ? OperandStride<BOp>::value : TransB ? Kc + 8 : kStrideNT;
+  // Row strides of the staged operands (shared ones address through SharedTile::offset).
+  constexpr int kStrideA = Kc + 8;
+  constexpr int kStrideB = TransB ? Kc + 8 : kStrideNT;
   static_assert((kAShared ? 0 : M * kStrideA) * 2 + (kBShared ? 0 : (TransB ? N : Kc) * kStrideB) * 2 <=
                     TJ_SMEM_BYTES, "dot: chunk plan");
   // Staged in one chunk beside shared operands: the barrier of the wait for the copies also

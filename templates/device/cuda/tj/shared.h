@@ -19,34 +19,34 @@
 
 namespace tj {
 
-// Row-major [R, C] in shared memory, laid out so that the 8 rows an ldmatrix reads at one
-// column fall in 8 distinct bank groups (16-byte units of a 128-byte line) while every row
-// starts 32-byte aligned, like the global rows copied into it. A row stride of an odd
-// number of 16-byte pieces spreads 8 rows over the banks but puts every other row across
+// Row-major [R, C] in shared memory (rows of whole 16-byte pieces: the placement pass only
+// places such tiles), laid out so that the 8 rows an ldmatrix reads at one column fall in 8
+// distinct bank groups (16-byte units of a 128-byte line) and, for rows of an even number of
+// pieces, every row starts 32-byte aligned like the global rows copied into it. A row stride
+// of an odd number of pieces spreads 8 rows over the banks but puts every other row across
 // shared sectors, and L1 then asked L2 for 1.5 sectors per sector that cp.async copied
 // (Nsight Compute, bench/results/2026-12-01). So rows of an even number of pieces take a
 // stride of 2 mod 4 pieces (8 rows start at 4 distinct even units, twice) and rows 4..7 of
 // each 8 swap the two pieces of every 32-byte sector (the second four rows start on the odd
-// units); copies still move whole sectors. The emitter sizes placed buffers by the same rule
-// (placedBufferBytes).
+// units); copies still move whole sectors. Rows of an odd number of pieces keep that odd
+// stride. The emitter sizes placed buffers by the same rule (placedBufferBytes).
 template <typename T, int64_t R, int64_t C>
 struct SharedTile {
   static_assert(sizeof(T) == 2, "shared tiles hold 16-bit elements");
   static constexpr int kPiece = int(16 / sizeof(T));  // elements per 16-byte piece
-  static constexpr bool kWholePieces = int(C) % kPiece == 0;
+  static_assert(int(C) % kPiece == 0, "shared tiles hold rows of whole 16-byte pieces");
   static constexpr int kPieces = int(C) / kPiece;
-  static constexpr bool kSwapped = kWholePieces && kPieces % 2 == 0;
-  static constexpr int kStride = !kWholePieces ? int(C) + kPiece
-                                 : kSwapped && kPieces % 4 == 0 ? int(C) + 2 * kPiece
-                                 : int(C);
+  static constexpr bool kSwapped = kPieces % 2 == 0;
+  static constexpr int kStride = kSwapped && kPieces % 4 == 0 ? int(C) + 2 * kPiece : int(C);
   static constexpr int kElems = int(R) * kStride;
   T* data;
   int group;   // the commit group that fills it
   int buffer;  // the placed buffer it is a slot of
 
-  // Element offset of (row, aligned + within) from `data`, where `aligned` is a multiple of
-  // two pieces (a 32-byte sector): only `within` is permuted, so an `aligned` known at compile
-  // time stays an immediate of the address (ldmatrix addresses are one register per thread).
+  // Element offset of (row, aligned + within) from `data`. `aligned` must be a multiple of two
+  // pieces (a 32-byte sector; `within` may be any column): only `within` is permuted, so an
+  // `aligned` known at compile time stays an immediate of the address (ldmatrix addresses are
+  // one register per thread).
   static __device__ __forceinline__ int offset(int row, int aligned, int within) {
     if constexpr (kSwapped) return row * kStride + aligned + (within ^ ((row & 4) * (kPiece / 4)));
     else return row * kStride + aligned + within;
@@ -122,7 +122,7 @@ template <int Buffer, int Slots, int Offset, typename T, int64_t R, int64_t C>
 __device__ __forceinline__ SharedTile<T, R, C> takeSlot(AsyncCopies& async) {
   static_assert(Buffer >= 0 && Buffer < kMaxSharedBuffers, "shared buffer id out of range");
   static_assert(Slots >= 1 && Slots <= 4, "one to four slots per shared buffer");
-  static_assert(Offset % 16 == 0, "shared buffers are 16-byte aligned");
+  static_assert(Offset % 128 == 0, "shared buffers start on 128-byte lines (placedBufferBytes)");
   using S = SharedTile<T, R, C>;
   T* base = reinterpret_cast<T*>(dynamicShared() + Offset);
   async.settleReads(Buffer);
