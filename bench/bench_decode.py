@@ -34,7 +34,10 @@ BLOCK_NS = [int(n) for n in os.environ.get("BLOCK_NS", "32,64").split(",")]
 DEPTHS = [int(d) for d in os.environ.get("DEPTHS", "1").split(",")]
 # Warps per program (paged_decode's num_warps; the table's kernels use 4).
 WARPS = [int(w) for w in os.environ.get("WARPS", "4").split(",")]
-VARIANTS = [(p, n, d, w) for p in PARTITIONS for n in BLOCK_NS for d in DEPTHS for w in WARPS]
+# 1: the split-K kernel merges its partitions itself (merge_in_kernel; no merge kernel).
+MERGES = [int(m) for m in os.environ.get("MERGE_IN_KERNEL", "0").split(",")]
+VARIANTS = [(p, n, d, w, m) for p in PARTITIONS for n in BLOCK_NS for d in DEPTHS for w in WARPS
+            for m in MERGES]
 CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset
 # Extra paged_decode parameters for experiments, e.g. '{"min_blocks_per_sm": 4}'.
 DECODE_PARAMS = json.loads(os.environ.get("DECODE_PARAMS", "{}"))
@@ -44,17 +47,18 @@ jit = tilejit.Jit()
 _kernels = {}
 
 
-def variant_name(partition, block_n, depth, warps):
+def variant_name(partition, block_n, depth, warps, merge):
     return (f"p{partition}_n{block_n}" + (f"_d{depth}" if depth > 1 else "")
-            + (f"_w{warps}" if warps != 4 else ""))
+            + (f"_w{warps}" if warps != 4 else "") + ("_m" if merge else ""))
 
 
-def kernels(ratio, partition, block_n, depth, warps, partitions, merge_head_count):
-    key = (ratio, partition, block_n, depth, warps, merge_step(partitions), merge_head_count)
+def kernels(ratio, partition, block_n, depth, warps, merge, partitions, merge_head_count):
+    key = (ratio, partition, block_n, depth, warps, merge, merge_step(partitions), merge_head_count)
     if key not in _kernels:
         common = dict(dtype="bf16", head_size=D, gqa_ratio=ratio, q_rows=16,
                       partition_size=partition)
-        params = dict(dict(block_size=BS, block_n=block_n, num_warps=warps, prefetch_depth=depth),
+        params = dict(dict(block_size=BS, block_n=block_n, num_warps=warps, prefetch_depth=depth,
+                           merge_in_kernel=merge),
                       **DECODE_PARAMS)
         dec = jit.load("paged_decode", **params, **common)
         red = jit.load("paged_decode_reduce", **dict(dict(
@@ -107,19 +111,21 @@ def run_case(hq, hkv, b, ctx):
 
     # tilejit, one partition size at a time
     slopes = torch.zeros(hq, dtype=torch.float32, device=dev)
-    for partition, block_n, depth, warps in VARIANTS:
+    arrivals = torch.zeros(b, hkv, dtype=torch.int32, device=dev)
+    for partition, block_n, depth, warps, merge in VARIANTS:
         parts = max(1, math.ceil(ctx / partition))
-        dec, red = kernels(hq // hkv, partition, block_n, depth, warps, parts, merge_heads(b, hq, merge_step(parts)))
+        dec, red = kernels(hq // hkv, partition, block_n, depth, warps, merge, parts, merge_heads(b, hq, merge_step(parts)))
         p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
         dargs = dec.make_args(out, p_out, p_lse, q, k_cache, v_cache, block_table, seq_lens, slopes,
-                              scale, 0.0, 0)
+                              arrivals, scale, 0.0, 0)
         rargs = red.make_args(out, p_out, p_lse, seq_lens)
 
-        def f_tj(dec=dec, red=red, dargs=dargs, rargs=rargs):
+        def f_tj(dec=dec, red=red, dargs=dargs, rargs=rargs, merge=merge):
             dec.launch_args(dargs)
-            red.launch_args(rargs)
-        timed(f"tilejit_{variant_name(partition, block_n, depth, warps)}", f_tj)
+            if not merge:
+                red.launch_args(rargs)
+        timed(f"tilejit_{variant_name(partition, block_n, depth, warps, merge)}", f_tj)
         del p_out, p_lse
 
     # The op as an engine embeds it: tilejit.PagedDecode with the grid it serves picks the

@@ -38,7 +38,8 @@ for cell in os.environ.get("CELLS", "32/8:16:1024:256:32").split(","):
     p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
     p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")
     dec(out, p_out, p_lse, data.q, data.k_cache, data.v_cache, data.table, data.lens,
-        torch.zeros(hq, device="cuda"), 1 / math.sqrt(D), 0.0, 0)
+        torch.zeros(hq, device="cuda"), torch.zeros(b, hkv, dtype=torch.int32, device="cuda"),
+        1 / math.sqrt(D), 0.0, 0)
     red(out, p_out, p_lse, data.lens)
     if PEER:
         lse = torch.empty(b, hq, dtype=torch.float32, device="cuda")

@@ -36,6 +36,7 @@ def main():
         b, ctx = int(b), int(ctx)
         data = decode_inputs(b, ctx, hq, hkv, D, BS)
         slopes = torch.zeros(hq, dtype=torch.float32, device="cuda")
+        arrivals = torch.zeros(b, hkv, dtype=torch.int32, device="cuda")
         out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
         for partition in PARTITIONS:
             for block_n in BLOCK_NS:
@@ -53,7 +54,7 @@ def main():
                 p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
                 p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")
                 dargs = dec.make_args(out, p_out, p_lse, data.q, data.k_cache, data.v_cache, data.table,
-                                      data.lens, slopes, 1 / math.sqrt(D), 0.0, 0)
+                                      data.lens, slopes, arrivals, 1 / math.sqrt(D), 0.0, 0)
                 rargs = red.make_args(out, p_out, p_lse, data.lens)
                 rec = dict(hq=hq, hkv=hkv, batch=b, ctx=ctx, partition=partition, block_n=block_n)
                 for name, fn in (("decode", lambda: dec.launch_args(dargs)),

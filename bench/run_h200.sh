@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call: GPU tests, the main job on the GPU, then the benchmarks. Expects
 # scripts/stage_for_device.sh to have filled .device/bin and the peer kernels in .peers/.
-# Usage (device tool): bash bench/run_h200.sh [tests] [run] [memory] [small] [decode] [decode-check] [gqa-gap] [small-warps] [jit]
+# Usage (device tool): bash bench/run_h200.sh [tests] [run] [memory] [small] [decode] [decode-check] [gqa-gap] [small-warps] [merge-in-kernel] [jit]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 B=.device/bin
@@ -29,6 +29,11 @@ for step in $steps; do
     small-warps) mkdir -p "$OUT/small-warps"; OUT="$OUT/small-warps" CELLS=32/8:16:1024,64/8:16:1024,32/8:16:4096,64/8:16:4096,64/8:64:1024,32/8:1:1024 \
         PARTITIONS=128,256,512,1024 BLOCK_NS=16,32 WARPS=1,2,4 \
         python3 bench/bench_decode.py 2>&1 | tee "$OUT/small-warps/small_warps.txt" | tail -8 ;;
+    # the split-K kernel merging itself (merge_in_kernel) against the merge kernel, small grids
+    merge-in-kernel) mkdir -p "$OUT/merge-in-kernel"; OUT="$OUT/merge-in-kernel" \
+        CELLS=32/8:1:1024,64/8:1:1024,32/32:1:1024,32/8:1:4096,32/8:16:1024,64/8:16:1024,32/8:16:4096,64/8:16:4096,64/8:64:1024 \
+        PARTITIONS=64,128,256,512,1024 BLOCK_NS=32,64 MERGE_IN_KERNEL=0,1 \
+        python3 bench/bench_decode.py 2>&1 | tee "$OUT/merge-in-kernel/merge_in_kernel.txt" | tail -12 ;;
     # a few cells, one tiling each: a check of a change, not the table
     decode-check) mkdir -p "$OUT/check"; OUT="$OUT/check" CELLS=64/8:64:16384,32/32:64:16384,32/8:16:1024 PARTITIONS=512,4096 BLOCK_NS=32 \
         python3 bench/bench_decode.py 2>&1 | tee "$OUT/check/decode_check.txt" | tail -5 ;;

@@ -84,7 +84,8 @@ def sweep_decode():
             parts = math.ceil(ctx / part)
             po = torch.empty(b, parts, hq, D, device="cuda")
             pl = torch.empty(b, parts, hq, device="cuda")
-            da = dec.make_args(out, po, pl, q, kc, vc, table, lens, slopes, 1 / math.sqrt(D), 0.0, 0)
+            da = dec.make_args(out, po, pl, q, kc, vc, table, lens, slopes,
+                               torch.zeros(b, hkv, dtype=torch.int32, device="cuda"), 1 / math.sqrt(D), 0.0, 0)
             ra = red.make_args(out, po, pl, lens)
             us = time_us(lambda: (dec.launch_args(da), red.launch_args(ra)))
             record(dict(item="decode", hq=hq, hkv=hkv, batch=b, ctx=ctx, template="shipped",

@@ -27,6 +27,10 @@ tj.template @paged_decode {
   // Which of (sequence, kv head) varies fastest in launch order: with heads first, the
   // programs that read the heads of one cache block run at the same time.
   tj.param @grid_order : string values ["seqs_first", "heads_first"] default "seqs_first"
+  // 1: the last program of a (sequence, kv head) to finish merges the partitions' partials
+  // itself (tj.arrive on `arrivals`, which must start zeroed; the merge resets it), so
+  // paged_decode_reduce is not launched: one kernel instead of two, for small grids.
+  tj.param @merge_in_kernel : int values [0, 1] default 0
   tj.param @soft_cap : int values [0, 1] default 0
   tj.param @alibi : int values [0, 1] default 0
 
@@ -82,6 +86,7 @@ tj.template @paged_decode {
       %block_tables: !tj.view<[num_seqs, max_blocks_per_seq], i32>,
       %seq_lens: !tj.view<[num_seqs], i32>,
       %alibi_slopes: !tj.view<[num_q_heads], f32>,
+      %arrivals: !tj.view<[num_seqs, num_kv_heads], i32>,
       %scale: f32, %soft_cap_value: f32, %sliding_window: i32) {
     // The merge may be placed as soon as every program here has started (it waits for our
     // partials itself): its launch overlaps this kernel instead of following it.
@@ -259,6 +264,84 @@ tj.template @paged_decode {
             : tensor<?x?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32>
         tj.store %lse, %partial_lse[%seq, %partition, %head0] limits [%num_seqs, %max_partitions, %head_end]
             : tensor<?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads], f32>
+        %merge_here = tj.param_value @merge_in_kernel : i1
+        scf.if %merge_here {
+          // Every partition that starts before the sequence's end arrives, after its stores.
+          %used = arith.ceildivsi %seq_len, %partition_size : index
+          %last_here = tj.arrive %arrivals[%seq, %kv_head] count %used
+              : !tj.view<[num_seqs, num_kv_heads], i32>
+          scf.if %last_here {
+            // The merge of paged_decode_reduce, one partition at a time (its own constants:
+            // these tiles keep the loads' layout, not the dots').
+            %zero_m = arith.constant 0.0 : f32
+            %one_m = arith.constant 1.0 : f32
+            %ninf_m = arith.constant 0xFF800000 : f32
+            %zero_h = tj.full %zero_m [q_rows] : f32 -> tensor<?xf32>
+            %one_h = tj.full %one_m [q_rows] : f32 -> tensor<?xf32>
+            %ninf_h = tj.full %ninf_m [q_rows] : f32 -> tensor<?xf32>
+            %zero_o = tj.full %zero_m [q_rows, head_size] : f32 -> tensor<?x?xf32>
+            %m_all, %l_all, %acc_all = scf.for %p = %c0 to %used step %c1
+                iter_args(%m_p = %ninf_h, %l_p = %zero_h, %acc_p = %zero_o)
+                -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+              %lse_p = tj.load %partial_lse[%seq, %p, %head0] limits [%num_seqs, %max_partitions, %head_end]
+                  other %ninf_m : f32 [q_rows]
+                  : !tj.view<[num_seqs, max_partitions, num_q_heads], f32> -> tensor<?xf32>
+              %out_p = tj.load %partial_out[%seq, %p, %head0, %c0]
+                  limits [%num_seqs, %max_partitions, %head_end, %head_size] [q_rows, head_size]
+                  : !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32> -> tensor<?x?xf32>
+              // While every LSE so far is -inf the shift is 0 and all weights are 0.
+              %m_next = arith.maximumf %m_p, %lse_p : tensor<?xf32>
+              %m_none = arith.cmpf oeq, %m_next, %ninf_h : tensor<?xf32>
+              %shift_m = arith.select %m_none, %zero_h, %m_next : tensor<?xi1>, tensor<?xf32>
+              %old_m = arith.subf %m_p, %shift_m : tensor<?xf32>
+              %alpha_m = math.exp %old_m : tensor<?xf32>
+              %rel_m = arith.subf %lse_p, %shift_m : tensor<?xf32>
+              %w = math.exp %rel_m : tensor<?xf32>
+              %l_old = arith.mulf %l_p, %alpha_m : tensor<?xf32>
+              %l_next = arith.addf %l_old, %w : tensor<?xf32>
+              %w_col = tj.expand_dims %w axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+              %w_2d = tj.broadcast %w_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
+              // A partition of weight 0 (no valid token, rows past the group) never
+              // contributes, whatever its workspace holds.
+              %w_zero = arith.cmpf oeq, %w_2d, %zero_o : tensor<?x?xf32>
+              %weighted = arith.mulf %out_p, %w_2d : tensor<?x?xf32>
+              %part = arith.select %w_zero, %zero_o, %weighted : tensor<?x?xi1>, tensor<?x?xf32>
+              %alpha_col_m = tj.expand_dims %alpha_m axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+              %alpha_2d_m = tj.broadcast %alpha_col_m [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
+              %acc_old = arith.mulf %acc_p, %alpha_2d_m : tensor<?x?xf32>
+              %acc_next = arith.addf %acc_old, %part : tensor<?x?xf32>
+              scf.yield %m_next, %l_next, %acc_next : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+            }
+            %l_none = arith.cmpf oeq, %l_all, %zero_h : tensor<?xf32>
+            %div_m = arith.select %l_none, %one_h, %l_all : tensor<?xi1>, tensor<?xf32>
+            %inv_m = arith.divf %one_h, %div_m : tensor<?xf32>
+            %inv_col_m = tj.expand_dims %inv_m axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+            %inv_2d_m = tj.broadcast %inv_col_m [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
+            %merged = arith.mulf %acc_all, %inv_2d_m : tensor<?x?xf32>
+            %merged_out = arith.truncf %merged : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
+            tj.store %merged_out, %output[%seq, %head0, %c0] limits [%num_seqs, %head_end, %head_size]
+                : tensor<?x?x!tj.dtype<"dtype">>, !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
+          }
+        }
+      }
+    } else {
+      // A sequence of no token has output 0; the merge kernel writes it, or without one the
+      // first partition's program.
+      %merge_here_empty = tj.param_value @merge_in_kernel : i1
+      %first_partition = arith.cmpi eq, %partition, %c0 : index
+      %no_token = arith.cmpi sle, %seq_len, %c0 : index
+      %write_zero_a = arith.andi %merge_here_empty, %first_partition : i1
+      %write_zero = arith.andi %write_zero_a, %no_token : i1
+      scf.if %write_zero {
+        %head0_e = arith.muli %kv_head, %ratio : index
+        %head_end_e = arith.addi %head0_e, %ratio : index
+        %num_seqs_e = tj.shape_symbol "num_seqs" : index
+        %head_size_e = tj.param_value @head_size : index
+        %zero_e = arith.constant 0.0 : f32
+        %zeros = tj.full %zero_e [q_rows, head_size] : f32 -> tensor<?x?xf32>
+        %zeros_out = arith.truncf %zeros : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
+        tj.store %zeros_out, %output[%seq, %head0_e, %c0] limits [%num_seqs_e, %head_end_e, %head_size_e]
+            : tensor<?x?x!tj.dtype<"dtype">>, !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
       }
     }
   }

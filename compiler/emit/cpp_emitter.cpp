@@ -543,6 +543,10 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
                               indexList(store.getIndices()), ", ", use(store.getValue()), ");"));
     return absl::OkStatus();
   }
+  if (auto arrive = dyn_cast<tj::ArriveOp>(op))
+    return assign(op, indent, absl::StrCat("tj::arrive(", use(arrive.getView()), ", ",
+                                           indexList(arrive.getIndices()), ", ", use(arrive.getCount()),
+                                           ")"));
   if (auto load = dyn_cast<tj::PagedLoadOp>(op); load && load.getSharedBuffer()) {
     // The block size when the specialization fixed it (a shift instead of a division).
     TJ_ASSIGN_OR_RETURN(std::vector<DimSpec> dims, physicalDims(load.getCache().getType()));

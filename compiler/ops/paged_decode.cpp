@@ -123,9 +123,12 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
 
   // Both kernels compile at once when the partition size is known beforehand (a cold op costs
   // its slower kernel, not the sum); the split-K kernel's own value is checked afterwards.
+  // With merge_in_kernel the merge kernel is neither compiled nor launched (the split-K
+  // kernel's own parameters decide below; this only spares the early compile).
+  const bool mergeInKernel = params.count("merge_in_kernel") && params.at("merge_in_kernel") == "1";
   std::optional<int64_t> expected = expectedPartitionSize(*target, params);
   std::future<absl::StatusOr<const LoadedKernel*>> early;
-  if (expected) {
+  if (expected && !mergeInKernel) {
     TJ_ASSIGN_OR_RETURN(KernelSpec reduceSpec,
                         reduceSpecFor(config, *target, params, reduceTuning, *expected));
     try {
@@ -145,11 +148,16 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
   op.decode_ = *decode;
   op.decodeInfo_.binary.clear();  // kept for its times and flags, not its bytes
   int64_t partitionSize = 0;
-  for (const auto& [name, value] : op.decode_->metadata().parameters)
+  bool mergesItself = false;
+  for (const auto& [name, value] : op.decode_->metadata().parameters) {
     if (name == "partition_size" && !absl::SimpleAtoi(value, &partitionSize))
       return absl::InternalError(absl::StrCat("paged_decode reports partition_size '", value, "'"));
+    if (name == "merge_in_kernel") mergesItself = value == "1";
+  }
   if (partitionSize <= 0)
     return absl::InternalError("paged_decode was specialized without a positive partition_size");
+  op.partitionSize_ = partitionSize;
+  if (mergesItself) return op;
   if (!early.valid() || partitionSize != *expected) {
     // The merge must agree with the split-K kernel, whatever chose its values.
     TJ_ASSIGN_OR_RETURN(KernelSpec reduceSpec,
@@ -158,7 +166,6 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
   }
   if (!reduce.ok()) return reduce.status();
   op.reduce_ = *reduce;
-  op.partitionSize_ = partitionSize;
   return op;
 }
 
@@ -169,10 +176,11 @@ int64_t PagedDecode::maxPartitions(int64_t maxModelLen) const {
 absl::Status PagedDecode::operator()(const PagedDecodeArgs& a, Stream stream) const {
   const KernelArg decodeArgs[] = {a.output,      a.partialOut,  a.partialLse,  a.query,
                                   a.keyCache,    a.valueCache,  a.blockTables,
-                                  a.seqLens,     a.alibiSlopes, ScalarArg::f32(a.scale),
-                                  ScalarArg::f32(a.softCapValue),
+                                  a.seqLens,     a.alibiSlopes, a.arrivals,
+                                  ScalarArg::f32(a.scale),       ScalarArg::f32(a.softCapValue),
                                   ScalarArg{DType::kI32, 0, a.slidingWindow}};
   TJ_RETURN_IF_ERROR(device_->launch(*decode_, decodeArgs, stream));
+  if (!reduce_) return absl::OkStatus();
   const KernelArg reduceArgs[] = {a.output, a.partialOut, a.partialLse, a.seqLens};
   return device_->launch(*reduce_, reduceArgs, stream);
 }

@@ -1,7 +1,8 @@
 // Paged decode as one call: the split-K kernel (paged_decode) and the partition merge
-// (paged_decode_reduce) specialized together, launched back to back on the caller's stream.
-// The partial-result workspace is the caller's (sized by workspaceShape), so a launch never
-// allocates and can be captured in a CUDA graph.
+// (paged_decode_reduce) specialized together, launched back to back on the caller's stream;
+// with the tuning merge_in_kernel=1 the split-K kernel merges itself and runs alone. The
+// workspaces (partials, arrival counters) are the caller's, so a launch never allocates and
+// can be captured in a CUDA graph.
 #pragma once
 
 #include <map>
@@ -45,6 +46,9 @@ struct PagedDecodeArgs {
   TensorArg alibiSlopes;   // [num_q_heads] f32 (read only with alibi)
   TensorArg partialOut;    // [num_seqs, max_partitions, num_q_heads, head_size] f32
   TensorArg partialLse;    // [num_seqs, max_partitions, num_q_heads] f32
+  // [num_seqs, num_kv_heads] i32, zeroed before the first call (with merge_in_kernel the
+  // decode counts its partitions in there and leaves it zeroed again; else never touched).
+  TensorArg arrivals;
   float scale = 1.0f;
   float softCapValue = 0.0f;
   int32_t slidingWindow = 0;  // 0 = attend to the whole context
@@ -69,7 +73,8 @@ class PagedDecode {
   int64_t partitionSize() const { return partitionSize_; }
   absl::Status operator()(const PagedDecodeArgs& args, Stream stream = nullptr) const;
   const LoadedKernel& decodeKernel() const { return *decode_; }
-  const LoadedKernel& reduceKernel() const { return *reduce_; }
+  // The merge kernel; null when the split-K kernel merges itself (merge_in_kernel=1).
+  const LoadedKernel* reduceKernel() const { return reduce_; }
   // How the decode kernel was obtained (cache hit, compile times).
   const CompiledKernel& decodeCompile() const { return decodeInfo_; }
 

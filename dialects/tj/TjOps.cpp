@@ -614,6 +614,21 @@ void StoreScalarOp::getEffects(
   addWrite(effects);
 }
 
+LogicalResult ArriveOp::verify() {
+  auto view = getView().getType();
+  if (failed(verifyIndexCount(*this, getIndices().size(), view.getRank(), "index")))
+    return failure();
+  if (!view.getElementType().isInteger(32))
+    return emitOpError("counts in an i32 view, not ") << view.getElementType();
+  return success();
+}
+
+void ArriveOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>& effects) {
+  addRead(effects);
+  addWrite(effects);
+}
+
 LogicalResult PagedLoadOp::verify() {
   auto cache = getCache().getType();
   auto table = getTable().getType();

@@ -307,6 +307,24 @@ def Tj_StoreScalarOp : Tj_Op<"store_scalar", [
   let hasVerifier = 1;
 }
 
+def Tj_ArriveOp : Tj_Op<"arrive", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "counts this program in at a counter; true in the program that arrives last";
+  let description = [{
+    Once per program, after every thread of it has issued its writes: adds one to the i32
+    element of `view` at `indices`. The result is true, in every thread, in the program whose
+    add brings the counter to `count`; that program also sets the counter back to 0 (so a
+    replayed launch starts from 0 again) and sees every write the programs that arrived before
+    it made before arriving. The programs meeting at one counter must all arrive, and `count`
+    of them: a program that may be the last one reads what the others wrote (a merge of
+    partial results in the kernel that made them).
+  }];
+  let arguments = (ins Tj_ViewType:$view, Variadic<Index>:$indices, Index:$count);
+  let results = (outs I1:$last);
+  let assemblyFormat = "$view `[` $indices `]` `count` $count attr-dict `:` type($view)";
+  let hasVerifier = 1;
+}
+
 def Tj_PagedLoadOp : Tj_Op<"paged_load", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "gathers the rows of tokens [start, start + n) of a sequence through a block table";

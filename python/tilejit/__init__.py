@@ -36,7 +36,7 @@ class _PagedDecodeConfig(ctypes.Structure):
 
 
 _DECODE_TENSORS = ("output", "query", "key_cache", "value_cache", "block_tables", "seq_lens",
-                   "alibi_slopes", "partial_out", "partial_lse")
+                   "alibi_slopes", "partial_out", "partial_lse", "arrivals")
 
 
 class _PagedDecodeArgs(ctypes.Structure):
@@ -186,8 +186,10 @@ class PagedDecode:
         op(out, q, k_cache, v_cache, block_tables, seq_lens, partial_out, partial_lse, scale)
 
     With num_seqs, num_kv_heads and max_model_len the tiling is the target's measured one;
-    other keyword arguments are tiling parameters (partition_size=..., reduce_num_warps=...).
-    Tensors follow compiler/ops/paged_decode.h; alibi_slopes may be None without alibi."""
+    other keyword arguments are tiling parameters (partition_size=..., reduce_num_warps=...,
+    merge_in_kernel=1). Tensors follow compiler/ops/paged_decode.h; alibi_slopes may be None
+    without alibi; arrivals ([num_seqs, num_kv_heads] int32, zeroed) may be None: the op then
+    keeps its own, so one op then serves one stream at a time with merge_in_kernel=1."""
 
     def __init__(self, jit, head_size, gqa_ratio, block_size=16, dtype="bf16",
                  kv_layout="standard", soft_cap=False, alibi=False, num_seqs=0, num_kv_heads=0,
@@ -201,7 +203,9 @@ class PagedDecode:
         self._handle = self._lib.tj_paged_decode_create(jit._jit, jit._device, ctypes.byref(config))
         _check(self._handle)
         self.alibi = bool(alibi)
+        self.gqa_ratio = gqa_ratio
         self._slopes = None
+        self._arrivals = None
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
@@ -216,8 +220,16 @@ class PagedDecode:
         return self._lib.tj_paged_decode_max_partitions(self._handle, max_model_len)
 
     def make_args(self, output, query, key_cache, value_cache, block_tables, seq_lens, partial_out,
-                  partial_lse, scale, alibi_slopes=None, soft_cap_value=0.0, sliding_window=0):
+                  partial_lse, scale, alibi_slopes=None, soft_cap_value=0.0, sliding_window=0,
+                  arrivals=None):
         """The launch's arguments, converted once (for run_args in a hot loop)."""
+        if arrivals is None:
+            shape = (query.shape[0], query.shape[1] // self.gqa_ratio)
+            if self._arrivals is None or tuple(self._arrivals.shape) != shape \
+                    or self._arrivals.device != query.device:
+                import torch
+                self._arrivals = torch.zeros(shape, dtype=torch.int32, device=query.device)
+            arrivals = self._arrivals
         if alibi_slopes is None:
             if self.alibi:
                 raise TilejitError("PagedDecode: alibi_slopes are required with alibi=True")
@@ -228,7 +240,7 @@ class PagedDecode:
             alibi_slopes = self._slopes
         args = _PagedDecodeArgs()
         tensors = (output, query, key_cache, value_cache, block_tables, seq_lens, alibi_slopes,
-                   partial_out, partial_lse)
+                   partial_out, partial_lse, arrivals)
         for name, tensor in zip(_DECODE_TENSORS, tensors):
             _fill_tensor(getattr(args, name), tensor)
         args.scale, args.soft_cap_value, args.sliding_window = scale, soft_cap_value, sliding_window

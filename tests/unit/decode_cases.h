@@ -97,6 +97,16 @@ inline std::vector<DecodeCase> decodeCases(bool full) {
     c.tuning = {{"grid_order", "heads_first"}, {"partition_size", "64"}};
     add("heads_first", c, 3);
   }
+  for (int64_t ratio : {4, 3}) {
+    // The split-K kernel merges itself (merge_in_kernel): several partitions per sequence,
+    // rows past the group (ratio 3 in 16 rows), and with a window partitions of no valid
+    // token (LSE -inf) before the ones that count.
+    PagedDecodeConfig c = base;
+    c.gqaRatio = ratio;
+    c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"merge_in_kernel", "1"}};
+    DecodeCase* added = add("merge_in_kernel" + std::to_string(ratio), c);
+    if (ratio == 3) added->slidingWindow = 70;
+  }
   for (int64_t depth : {2, 3}) {
     // K/V tiles two and three steps ahead (tj-deepen-loop-prefetch): partitions of several
     // tiles, lengths that end inside the prologue's tiles, a window that starts mid-partition.

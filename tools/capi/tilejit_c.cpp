@@ -188,6 +188,7 @@ TJ_EXPORT int tj_paged_decode_run(const tj_paged_decode* op, const tj_paged_deco
   a.alibiSlopes = toTensor(args->alibi_slopes);
   a.partialOut = toTensor(args->partial_out);
   a.partialLse = toTensor(args->partial_lse);
+  a.arrivals = toTensor(args->arrivals);
   a.scale = args->scale;
   a.softCapValue = args->soft_cap_value;
   a.slidingWindow = args->sliding_window;

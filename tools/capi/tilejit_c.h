@@ -98,6 +98,8 @@ typedef struct {
   tj_tensor alibi_slopes; /* [num_q_heads] f32 (read only with alibi) */
   tj_tensor partial_out;  /* [num_seqs, max_partitions, num_q_heads, head_size] f32 */
   tj_tensor partial_lse;  /* [num_seqs, max_partitions, num_q_heads] f32 */
+  tj_tensor arrivals;     /* [num_seqs, num_kv_heads] i32, zeroed once before the first run
+                           * (used and left zeroed with the tuning merge_in_kernel=1) */
   float scale;
   float soft_cap_value;
   int32_t sliding_window; /* 0 = the whole context */
@@ -109,7 +111,8 @@ void tj_paged_decode_destroy(tj_paged_decode* op);
 int64_t tj_paged_decode_partition_size(const tj_paged_decode* op);
 /* max_partitions (the workspace's second extent) for contexts up to max_model_len. */
 int64_t tj_paged_decode_max_partitions(const tj_paged_decode* op, int64_t max_model_len);
-/* Both launches on `stream` (NULL = default); no allocation, no synchronisation. */
+/* Its launches (two, or one with merge_in_kernel=1) on `stream` (NULL = default); no
+ * allocation, no synchronisation. */
 int tj_paged_decode_run(const tj_paged_decode* op, const tj_paged_decode_args* args, void* stream);
 
 #ifdef __cplusplus

@@ -6,6 +6,7 @@
 #include <numeric>
 #include <random>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "support/status.h"
 #include "tools/harness/host_tensor.h"
@@ -102,9 +103,11 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
   TJ_ASSIGN_OR_RETURN(DeviceTensor dSlopes, DeviceTensor::upload(device, slopes));
   TJ_ASSIGN_OR_RETURN(DeviceTensor dPartialOut, DeviceTensor::upload(device, partialOut));
   TJ_ASSIGN_OR_RETURN(DeviceTensor dPartialLse, DeviceTensor::upload(device, partialLse));
+  HostTensor arrivals(DType::kI32, {seqs, hkv});  // zeroed, as the op requires
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dArrivals, DeviceTensor::upload(device, arrivals));
   PagedDecodeArgs args{dOut.arg(),    dQuery.arg(),      dKey.arg(),        dValue.arg(),
                        dTable.arg(),  dLens.arg(),       dSlopes.arg(),     dPartialOut.arg(),
-                       dPartialLse.arg()};
+                       dPartialLse.arg(), dArrivals.arg()};
   const double scale = 1.0 / std::sqrt(double(dim));
   args.scale = float(scale);
   args.softCapValue = problem.softCapValue;
@@ -112,6 +115,12 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
   TJ_RETURN_IF_ERROR(op(args));
   TJ_RETURN_IF_ERROR(device.synchronize());
   TJ_RETURN_IF_ERROR(dOut.download(output));
+  // The next call starts from these counters: a merge in the split-K kernel leaves them at 0.
+  TJ_RETURN_IF_ERROR(dArrivals.download(arrivals));
+  for (int64_t i = 0; i < arrivals.numel(); ++i)
+    if (arrivals.get(i) != 0)
+      return absl::InternalError(absl::StrCat("arrival counter ", i, " (sequence ", i / hkv, ", kv head ",
+                                              i % hkv, ") left at ", arrivals.get(i), ", not 0"));
 
   std::vector<double> reference(static_cast<size_t>(seqs * hq * dim), 0.0);
   for (int64_t s = 0; s < seqs; ++s) {

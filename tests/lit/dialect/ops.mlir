@@ -58,5 +58,7 @@ tj.template @all_ops {
     %c = tj.convert_layout %flat to "blocked" : tensor<4x4xf32> -> tensor<4x4xf32>
     %total = tj.reduce sum %m axis 0 : tensor<16xf32> -> f32
     tj.store_scalar %len32, %lens[%seq] : i32, !tj.view<[num_seqs], i32>
+    // CHECK: tj.arrive %lens[%{{.*}}] count %{{.*}} : <[num_seqs], i32>
+    %last = tj.arrive %lens[%seq] count %n : !tj.view<[num_seqs], i32>
   }
 }

@@ -42,7 +42,8 @@ TEST_F(PagedDecodeOnCuda, GraphReplayWithChangedLengthsEqualsEager) {
   HostTensor query(DType::kBF16, {seqs, hq, dim}), kc(DType::kBF16, {numBlocks, bs, hkv, dim}),
       vc(DType::kBF16, {numBlocks, bs, hkv, dim}), table(DType::kI32, {seqs, blocksPerSeq}),
       lens(DType::kI32, {seqs}), slopes(DType::kF32, {hq}), out(DType::kBF16, {seqs, hq, dim}),
-      pout(DType::kF32, {seqs, partitions, hq, dim}), plse(DType::kF32, {seqs, partitions, hq});
+      pout(DType::kF32, {seqs, partitions, hq, dim}), plse(DType::kF32, {seqs, partitions, hq}),
+      arrivals(DType::kI32, {seqs, hkv});
   query.fillNormal(rng);
   kc.fillNormal(rng);
   vc.fillNormal(rng);
@@ -50,9 +51,9 @@ TEST_F(PagedDecodeOnCuda, GraphReplayWithChangedLengthsEqualsEager) {
   auto upload = [&](const HostTensor& t) { return DeviceTensor::upload(*suite_->device, t).value(); };
   DeviceTensor dq = upload(query), dk = upload(kc), dv = upload(vc), dt = upload(table),
                dl = upload(lens), ds = upload(slopes), dout = upload(out), dpo = upload(pout),
-               dpl = upload(plse);
+               dpl = upload(plse), darr = upload(arrivals);
   PagedDecodeArgs args{dout.arg(), dq.arg(), dk.arg(), dv.arg(), dt.arg(), dl.arg(), ds.arg(),
-                       dpo.arg(), dpl.arg()};
+                       dpo.arg(), dpl.arg(), darr.arg()};
   args.scale = 0.088f;
   auto randomize = [&](std::vector<int64_t> lengths) {
     std::vector<int64_t> order(static_cast<size_t>(numBlocks));

@@ -65,6 +65,17 @@ inline void store_scalar(const View<T, R>& view, Index<R> index, T value) {
   view.data[detail::elementOffset(view, index.v)] = value;
 }
 
+// tj.arrive: a program is one host thread; programs run on several threads at once, so the
+// count is an atomic read-modify-write (acquire-release: the last program sees what the
+// others wrote before arriving).
+template <int R>
+inline bool arrive(const View<int32_t, R>& view, Index<R> index, int64_t count) {
+  int32_t* counter = view.data + detail::elementOffset(view, index.v);
+  if (__atomic_add_fetch(counter, 1, __ATOMIC_ACQ_REL) != int32_t(count)) return false;
+  __atomic_store_n(counter, 0, __ATOMIC_RELAXED);
+  return true;
+}
+
 namespace detail {
 // Element offset of (block, slot, head, d) in a paged cache of the given layout.
 template <CacheLayout L, typename T, int R>

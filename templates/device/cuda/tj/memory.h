@@ -274,6 +274,28 @@ __device__ __forceinline__ void store_scalar(const View<T, R>& view, const Index
   view.data[a] = value;
 }
 
+// tj.arrive: thread 0 counts the program in after a barrier (every thread's writes issued)
+// and a fence (they reach the GPU's scope before the add); the last program resets the
+// counter and fences again before the barrier that tells every thread (__syncthreads_or), so
+// its loads after it see the other programs' writes.
+template <int R>
+__device__ __forceinline__ bool arrive(const View<int32_t, R>& view, const Index<R>& idx, int64_t count) {
+  long long a = 0;
+#pragma unroll
+  for (int d = 0; d < R; ++d) a += idx.v[d] * view.stride[d];
+  __syncthreads();
+  int last = 0;
+  if (detail::threadId() == 0) {
+    __threadfence();
+    last = atomicAdd(view.data + a, 1) + 1 == int(count);
+    if (last) {
+      atomicExch(view.data + a, 0);
+      __threadfence();
+    }
+  }
+  return __syncthreads_or(last) != 0;
+}
+
 // ---- paged KV cache ---------------------------------------------------------------------
 
 namespace detail {
