@@ -72,6 +72,7 @@ def sweep_decode():
         kc, vc, table, lens, q = data.k_cache, data.v_cache, data.table, data.lens, data.q
         out = torch.empty_like(q)
         slopes = torch.zeros(hq, device="cuda")
+        arrivals = torch.zeros(b, hkv, dtype=torch.int32, device="cuda")
         kv_bytes = b * ctx * hkv * D * 4
         for bn, warps, part in itertools.product((32, 64, 128), (4, 8), (256, 1024)):
             common = dict(gqa_ratio=hq // hkv, q_rows=16, partition_size=part)
@@ -84,8 +85,7 @@ def sweep_decode():
             parts = math.ceil(ctx / part)
             po = torch.empty(b, parts, hq, D, device="cuda")
             pl = torch.empty(b, parts, hq, device="cuda")
-            da = dec.make_args(out, po, pl, q, kc, vc, table, lens, slopes,
-                               torch.zeros(b, hkv, dtype=torch.int32, device="cuda"), 1 / math.sqrt(D), 0.0, 0)
+            da = dec.make_args(out, po, pl, q, kc, vc, table, lens, slopes, arrivals, 1 / math.sqrt(D), 0.0, 0)
             ra = red.make_args(out, po, pl, lens)
             us = time_us(lambda: (dec.launch_args(da), red.launch_args(ra)))
             record(dict(item="decode", hq=hq, hkv=hkv, batch=b, ctx=ctx, template="shipped",
@@ -130,10 +130,12 @@ def sweep_occupancy():
     plse = torch.empty(b, 4, hq, device="cuda")
     red = jit.load("paged_decode_reduce")
     ra = red.make_args(o, po, plse, lens)
+    # make_args keeps pointers only: the tensors live here as long as the arguments.
+    slopes = torch.zeros(hq, device="cuda")
+    arrivals = torch.zeros(b, hkv, dtype=torch.int32, device="cuda")
     for m in (0, 5, 6, 8):
         dec = jit.load("paged_decode", gqa_ratio=4, min_blocks_per_sm=m)
-        da = dec.make_args(o, po, plse, q, kc, vc, table, lens, torch.zeros(hq, device="cuda"),
-                           1 / math.sqrt(D), 0.0, 0)
+        da = dec.make_args(o, po, plse, q, kc, vc, table, lens, slopes, arrivals, 1 / math.sqrt(D), 0.0, 0)
         us = time_us(lambda: (dec.launch_args(da), red.launch_args(ra)))
         record(dict(item="occ_decode", min_blocks_per_sm=m, registers=dec.info.registers, us=us,
                     TBps=b * ctx * hkv * D * 4 / us / 1e6))

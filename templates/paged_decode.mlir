@@ -1,10 +1,12 @@
 // Paged decode attention, split-K: one query token per sequence; K/V gathered from a paged
 // cache through the block table; the context split into partitions of `partition_size`
 // tokens so small batches at long context still fill the GPU (grid: seqs x kv heads x
-// partitions, from shapes only; `grid_order` picks which of the first two varies fastest). The q heads of one GQA group share every K/V load and form
-// the M dimension of both dots. Each program writes the group's partial output and LSE of
-// its partition, and paged_decode_reduce merges them; a sequence that fits in one partition
-// gets its output written here and the merge skips it. Values past a sequence's end are never
+// partitions, from shapes only; `grid_order` picks which of the first two varies fastest).
+// The q heads of one GQA group share every K/V load and form the M dimension of both dots.
+// Each program writes the group's partial output and LSE of its partition, and
+// paged_decode_reduce merges them - or, with merge_in_kernel, the last program of the
+// (sequence, kv head) to finish does (tj.arrive); a sequence that fits in one partition gets
+// its output written here and the merge skips it. Values past a sequence's end are never
 // read: paged_load masks those rows, and their logits are -inf.
 tj.template @paged_decode {
   tj.param @dtype : type values [f16, bf16] default bf16
@@ -88,8 +90,8 @@ tj.template @paged_decode {
       %alibi_slopes: !tj.view<[num_q_heads], f32>,
       %arrivals: !tj.view<[num_seqs, num_kv_heads], i32>,
       %scale: f32, %soft_cap_value: f32, %sliding_window: i32) {
-    // The merge may be placed as soon as every program here has started (it waits for our
-    // partials itself): its launch overlaps this kernel instead of following it.
+    // The merge kernel, if any, may be placed as soon as every program here has started (it
+    // waits for our partials itself): its launch overlaps this kernel instead of following it.
     tj.start_next_kernel
     %program_x = tj.program_id 0 : index
     %program_y = tj.program_id 1 : index
@@ -266,8 +268,11 @@ tj.template @paged_decode {
             : tensor<?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads], f32>
         %merge_here = tj.param_value @merge_in_kernel : i1
         scf.if %merge_here {
-          // Every partition that starts before the sequence's end arrives, after its stores.
-          %used = arith.ceildivsi %seq_len, %partition_size : index
+          // Every partition of the grid that starts before the sequence's end arrives, after
+          // its stores (a context past max_partitions partitions is cut there, as the merge
+          // kernel cuts it).
+          %needed = arith.ceildivsi %seq_len, %partition_size : index
+          %used = arith.minsi %needed, %max_partitions : index
           %last_here = tj.arrive %arrivals[%seq, %kv_head] count %used
               : !tj.view<[num_seqs, num_kv_heads], i32>
           scf.if %last_here {

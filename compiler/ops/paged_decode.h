@@ -24,8 +24,9 @@ struct PagedDecodeConfig {
   bool alibi = false;
   // Tiling; unset ones come from the target's measured decode table (when the grid below is
   // known), then its tuning table.
-  // q_rows, block_n, partition_size, num_warps, ...; "reduce_<name>" (reduce_num_warps,
-  // reduce_partitions_per_step) sets the merge kernel's parameter <name>.
+  // q_rows, block_n, partition_size, num_warps, merge_in_kernel, ...; "reduce_<name>"
+  // (reduce_num_warps, reduce_partitions_per_step) sets the merge kernel's parameter <name>
+  // (no merge kernel with merge_in_kernel=1: those are then unused).
   std::map<std::string, std::string> tuning;
   // The grid the op will serve (num_seqs x num_kv_heads, and max_model_len), known when an
   // engine captures a graph per batch size; 0 = unknown.

@@ -229,6 +229,8 @@ class PagedDecode:
                     or self._arrivals.device != query.device:
                 import torch
                 self._arrivals = torch.zeros(shape, dtype=torch.int32, device=query.device)
+                if self._arrivals.is_cuda:  # zeroed before a launch on any stream reads it
+                    torch.cuda.synchronize(self._arrivals.device)
             arrivals = self._arrivals
         if alibi_slopes is None:
             if self.alibi:

@@ -99,13 +99,13 @@ inline std::vector<DecodeCase> decodeCases(bool full) {
   }
   for (int64_t ratio : {4, 3}) {
     // The split-K kernel merges itself (merge_in_kernel): several partitions per sequence,
-    // rows past the group (ratio 3 in 16 rows), and with a window partitions of no valid
-    // token (LSE -inf) before the ones that count.
+    // rows past the group (ratio 3 in 16 rows), and with a window of 50 tokens partitions of
+    // no valid token (LSE -inf) before the ones that count (length 127: tokens 77..126).
     PagedDecodeConfig c = base;
     c.gqaRatio = ratio;
     c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"merge_in_kernel", "1"}};
     DecodeCase* added = add("merge_in_kernel" + std::to_string(ratio), c);
-    if (ratio == 3) added->slidingWindow = 70;
+    if (ratio == 3) added->slidingWindow = 50;
   }
   for (int64_t depth : {2, 3}) {
     // K/V tiles two and three steps ahead (tj-deepen-loop-prefetch): partitions of several

@@ -99,7 +99,9 @@ typedef struct {
   tj_tensor partial_out;  /* [num_seqs, max_partitions, num_q_heads, head_size] f32 */
   tj_tensor partial_lse;  /* [num_seqs, max_partitions, num_q_heads] f32 */
   tj_tensor arrivals;     /* [num_seqs, num_kv_heads] i32, zeroed once before the first run
-                           * (used and left zeroed with the tuning merge_in_kernel=1) */
+                           * (used and left zeroed with the tuning merge_in_kernel=1; one
+                           * launch at a time per buffer; re-zero it after a failed launch).
+                           * Required since 2026-12-01: the struct gained this field. */
   float scale;
   float soft_cap_value;
   int32_t sliding_window; /* 0 = the whole context */

@@ -21,7 +21,8 @@ using PagedDecodeOnCuda = testing::DeviceSuiteTest<testing::DecodeCase, testing:
 TEST_P(PagedDecodeOnCuda, MatchesReference) {
   const testing::DecodeCase& c = GetParam();
   // 32K context only where the cache stays small enough for a quick host reference.
-  bool longContext = c.name == "ratio4" || c.name == "block16_shuffled" || c.name == "head256";
+  bool longContext = c.name == "ratio4" || c.name == "block16_shuffled" || c.name == "head256" ||
+                     c.name == "merge_in_kernel4";
   testing::expectDecodeCaseMatches(*suite_, c, longContext, {3, 4});
 }
 
@@ -29,10 +30,9 @@ INSTANTIATE_TEST_SUITE_P(Domain, PagedDecodeOnCuda, ::testing::ValuesIn(testing:
                          [](const auto& info) { return info.param.name; });
 
 // Static grid + graph capture: the grid depends on num_seqs, num_kv_heads and max_partitions
-// only, so a launch captured once replays correctly with other lengths and tables.
-TEST_F(PagedDecodeOnCuda, GraphReplayWithChangedLengthsEqualsEager) {
-  PagedDecodeConfig config;
-  config.gqaRatio = 4;
+// only, so a launch captured once replays correctly with other lengths and tables (with the
+// merge in the split-K kernel too: its arrival counters start every replay at 0).
+void expectGraphReplayEqualsEager(testing::SuiteResources* suite_, const PagedDecodeConfig& config) {
   auto op = PagedDecode::create(*suite_->jit, *suite_->device, config);
   ASSERT_TRUE(op.ok()) << op.status();
   const int64_t seqs = 3, hkv = 2, hq = 8, dim = 128, bs = 16, maxLen = 4096;
@@ -89,7 +89,23 @@ TEST_F(PagedDecodeOnCuda, GraphReplayWithChangedLengthsEqualsEager) {
     int64_t nans = 0;
     for (int64_t i = 0; i < replayed.numel(); ++i) nans += std::isnan(replayed.get(i));
     EXPECT_EQ(nans, 0);
+    HostTensor counters;
+    ASSERT_TRUE(darr.download(counters).ok());
+    for (int64_t i = 0; i < counters.numel(); ++i) EXPECT_EQ(counters.get(i), 0) << "counter " << i;
   }
+}
+
+TEST_F(PagedDecodeOnCuda, GraphReplayWithChangedLengthsEqualsEager) {
+  PagedDecodeConfig config;
+  config.gqaRatio = 4;
+  expectGraphReplayEqualsEager(suite_, config);
+}
+
+TEST_F(PagedDecodeOnCuda, GraphReplayWithMergeInKernelEqualsEager) {
+  PagedDecodeConfig config;
+  config.gqaRatio = 4;
+  config.tuning = {{"partition_size", "512"}, {"merge_in_kernel", "1"}};
+  expectGraphReplayEqualsEager(suite_, config);
 }
 
 }  // namespace
