@@ -22,6 +22,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
 from common import bench, decode_reference as reference, rel_err  # noqa: E402
 from decode_data import decode_inputs, merge_heads, merge_step  # noqa: E402
+from decode_goals import PEERS  # noqa: E402
 
 import tilejit  # noqa: E402
 
@@ -61,7 +62,8 @@ def kernels(ratio, partition, block_n, depth, warps, merge, partitions, merge_he
                            merge_in_kernel=merge),
                       **DECODE_PARAMS)
         dec = jit.load("paged_decode", **params, **common)
-        red = jit.load("paged_decode_reduce", **dict(dict(
+        # No merge kernel where the split-K kernel merges itself.
+        red = None if merge else jit.load("paged_decode_reduce", **dict(dict(
             dtype="bf16", head_size=D, partition_size=partition,
             partitions_per_step=merge_step(partitions), heads_per_program=merge_head_count),
             **REDUCE_PARAMS))
@@ -119,11 +121,11 @@ def run_case(hq, hkv, b, ctx):
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
         dargs = dec.make_args(out, p_out, p_lse, q, k_cache, v_cache, block_table, seq_lens, slopes,
                               arrivals, scale, 0.0, 0)
-        rargs = red.make_args(out, p_out, p_lse, seq_lens)
+        rargs = red.make_args(out, p_out, p_lse, seq_lens) if red is not None else None
 
-        def f_tj(dec=dec, red=red, dargs=dargs, rargs=rargs, merge=merge):
+        def f_tj(dec=dec, red=red, dargs=dargs, rargs=rargs):
             dec.launch_args(dargs)
-            if not merge:
+            if red is not None:
                 red.launch_args(rargs)
         timed(f"tilejit_{variant_name(partition, block_n, depth, warps, merge)}", f_tj)
         del p_out, p_lse
@@ -207,7 +209,7 @@ def main():
             continue
         tj = min((variant_name(*v) for v in VARIANTS), key=lambda v: r.get(f"tilejit_{v}_us", 1e30))
         tj_us = r[f"tilejit_{tj}_us"]
-        peers = {k: r[f"{k}_us"] for k in ("unified", "unified_alt", "decode_s4", "decode_s16") if f"{k}_us" in r}
+        peers = {k: r[f"{k}_us"] for k in PEERS if f"{k}_us" in r}
         best = min(peers, key=peers.get)
         print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} {tj_us:>10.1f} {tj:>10} "
               f"{r[f'tilejit_{tj}_TBps']:>5.2f} {100*r[f'tilejit_{tj}_TBps']/read_bw:>4.0f} "

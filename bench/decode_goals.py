@@ -9,6 +9,7 @@ import json
 import math
 import sys
 
+# The peers bench_decode.py times per cell (the best of them is "the best peer").
 PEERS = ("unified", "unified_alt", "decode_s4", "decode_s16")
 
 

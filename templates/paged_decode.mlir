@@ -108,6 +108,11 @@ tj.template @paged_decode {
     %seq_len = arith.index_cast %len_i32 : i32 to index
     %start = arith.muli %partition, %partition_size : index
     %active = arith.cmpi slt, %start, %seq_len : index
+    %head0 = arith.muli %kv_head, %ratio : index
+    %head_end = arith.addi %head0, %ratio : index
+    %num_seqs = tj.shape_symbol "num_seqs" : index
+    %head_size = tj.param_value @head_size : index
+    %merge_here = tj.param_value @merge_in_kernel : i1
     scf.if %active {
       %past_partition = arith.addi %start, %partition_size : index
       %end = arith.minsi %past_partition, %seq_len : index
@@ -117,10 +122,6 @@ tj.template @paged_decode {
       %window_start_raw = arith.subi %seq_len, %window : index
       %window_start_pos = arith.maxsi %window_start_raw, %c0 : index
       %window_start = arith.select %has_window, %window_start_pos, %c0 : index
-      %head0 = arith.muli %kv_head, %ratio : index
-      %head_end = arith.addi %head0, %ratio : index
-      %num_seqs = tj.shape_symbol "num_seqs" : index
-      %head_size = tj.param_value @head_size : index
 
       %q = tj.load %query[%seq, %head0, %c0] limits [%num_seqs, %head_end, %head_size] [q_rows, head_size]
           : !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">> -> tensor<?x?x!tj.dtype<"dtype">>
@@ -266,7 +267,6 @@ tj.template @paged_decode {
             : tensor<?x?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32>
         tj.store %lse, %partial_lse[%seq, %partition, %head0] limits [%num_seqs, %max_partitions, %head_end]
             : tensor<?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads], f32>
-        %merge_here = tj.param_value @merge_in_kernel : i1
         scf.if %merge_here {
           // Every partition of the grid that starts before the sequence's end arrives, after
           // its stores (a context past max_partitions partitions is cut there, as the merge
@@ -332,20 +332,15 @@ tj.template @paged_decode {
     } else {
       // A sequence of no token has output 0; the merge kernel writes it, or without one the
       // first partition's program.
-      %merge_here_empty = tj.param_value @merge_in_kernel : i1
       %first_partition = arith.cmpi eq, %partition, %c0 : index
       %no_token = arith.cmpi sle, %seq_len, %c0 : index
-      %write_zero_a = arith.andi %merge_here_empty, %first_partition : i1
-      %write_zero = arith.andi %write_zero_a, %no_token : i1
+      %first_of_none = arith.andi %first_partition, %no_token : i1
+      %write_zero = arith.andi %merge_here, %first_of_none : i1
       scf.if %write_zero {
-        %head0_e = arith.muli %kv_head, %ratio : index
-        %head_end_e = arith.addi %head0_e, %ratio : index
-        %num_seqs_e = tj.shape_symbol "num_seqs" : index
-        %head_size_e = tj.param_value @head_size : index
         %zero_e = arith.constant 0.0 : f32
         %zeros = tj.full %zero_e [q_rows, head_size] : f32 -> tensor<?x?xf32>
         %zeros_out = arith.truncf %zeros : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
-        tj.store %zeros_out, %output[%seq, %head0_e, %c0] limits [%num_seqs_e, %head_end_e, %head_size_e]
+        tj.store %zeros_out, %output[%seq, %head0, %c0] limits [%num_seqs, %head_end, %head_size]
             : tensor<?x?x!tj.dtype<"dtype">>, !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
       }
     }

@@ -219,27 +219,29 @@ class PagedDecode:
     def max_partitions(self, max_model_len):
         return self._lib.tj_paged_decode_max_partitions(self._handle, max_model_len)
 
+    def _own_zeros(self, attr, shape, dtype, device):
+        """A zero tensor the op keeps in `attr` for arguments the caller leaves out, made again
+        only when the shape or device changes (zeroed before a launch on any stream reads it)."""
+        held = getattr(self, attr)
+        if held is None or tuple(held.shape) != tuple(shape) or held.device != device:
+            import torch
+            held = torch.zeros(shape, dtype=getattr(torch, dtype), device=device)
+            if held.is_cuda:
+                torch.cuda.synchronize(held.device)
+            setattr(self, attr, held)
+        return held
+
     def make_args(self, output, query, key_cache, value_cache, block_tables, seq_lens, partial_out,
                   partial_lse, scale, alibi_slopes=None, soft_cap_value=0.0, sliding_window=0,
                   arrivals=None):
         """The launch's arguments, converted once (for run_args in a hot loop)."""
         if arrivals is None:
-            shape = (query.shape[0], query.shape[1] // self.gqa_ratio)
-            if self._arrivals is None or tuple(self._arrivals.shape) != shape \
-                    or self._arrivals.device != query.device:
-                import torch
-                self._arrivals = torch.zeros(shape, dtype=torch.int32, device=query.device)
-                if self._arrivals.is_cuda:  # zeroed before a launch on any stream reads it
-                    torch.cuda.synchronize(self._arrivals.device)
-            arrivals = self._arrivals
+            arrivals = self._own_zeros("_arrivals", (query.shape[0], query.shape[1] // self.gqa_ratio),
+                                       "int32", query.device)
         if alibi_slopes is None:
             if self.alibi:
                 raise TilejitError("PagedDecode: alibi_slopes are required with alibi=True")
-            if self._slopes is None or self._slopes.shape[0] != query.shape[1] \
-                    or self._slopes.device != query.device:
-                import torch
-                self._slopes = torch.zeros(query.shape[1], dtype=torch.float32, device=query.device)
-            alibi_slopes = self._slopes
+            alibi_slopes = self._own_zeros("_slopes", (query.shape[1],), "float32", query.device)
         args = _PagedDecodeArgs()
         tensors = (output, query, key_cache, value_cache, block_tables, seq_lens, alibi_slopes,
                    partial_out, partial_lse, arrivals)
