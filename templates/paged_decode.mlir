@@ -104,9 +104,18 @@ tj.template @paged_decode {
     %block_n = tj.param_value @block_n : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
+    %start = arith.muli %partition, %partition_size : index
+    // The partition's block-table entries are on their way to L2 while the sequence's length
+    // is: the first K/V copies need both, and a table read issued only once the length is
+    // known would be a second trip to memory before any K/V byte moves.
+    %block_size = tj.param_value @block_size : index
+    %first_block = arith.divsi %start, %block_size : index
+    %partition_blocks = arith.ceildivsi %partition_size, %block_size : index
+    %table_entries = arith.addi %partition_blocks, %c1 : index
+    tj.prefetch %block_tables[%seq, %first_block] count %table_entries
+        : !tj.view<[num_seqs, max_blocks_per_seq], i32>
     %len_i32 = tj.load_scalar %seq_lens[%seq] : !tj.view<[num_seqs], i32> -> i32
     %seq_len = arith.index_cast %len_i32 : i32 to index
-    %start = arith.muli %partition, %partition_size : index
     %active = arith.cmpi slt, %start, %seq_len : index
     %head0 = arith.muli %kv_head, %ratio : index
     %head_end = arith.addi %head0, %ratio : index

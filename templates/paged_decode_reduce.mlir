@@ -38,9 +38,11 @@ tj.template @paged_decode_reduce {
       %partial_lse: !tj.view<[num_seqs, max_partitions, num_q_heads], f32>,
       %seq_lens: !tj.view<[num_seqs], i32>) {
     // Launched while the split-K kernel still runs (where the target allows); reads nothing
-    // before that kernel's partials are all written.
-    tj.wait_previous_kernel
+    // that kernel writes before its partials are all written. The sequence's length it does
+    // not write: read before the wait, the length is there when the wait ends.
     %seq = tj.program_id 0 : index
+    %len_i32 = tj.load_scalar %seq_lens[%seq] : !tj.view<[num_seqs], i32> -> i32
+    tj.wait_previous_kernel ready(%seq_lens : !tj.view<[num_seqs], i32>)
     %head_group = tj.program_id 1 : index
     %per_program = tj.param_value @heads_per_program : index
     %head0 = arith.muli %head_group, %per_program : index
@@ -51,7 +53,6 @@ tj.template @paged_decode_reduce {
     %num_q_heads = tj.shape_symbol "num_q_heads" : index
     %max_partitions = tj.shape_symbol "max_partitions" : index
     %c0 = arith.constant 0 : index
-    %len_i32 = tj.load_scalar %seq_lens[%seq] : !tj.view<[num_seqs], i32> -> i32
     %seq_len = arith.index_cast %len_i32 : i32 to index
     %used = arith.ceildivsi %seq_len, %partition_size : index
     %partitions = arith.minsi %used, %max_partitions : index

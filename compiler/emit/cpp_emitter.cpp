@@ -543,6 +543,11 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
                               indexList(store.getIndices()), ", ", use(store.getValue()), ");"));
     return absl::OkStatus();
   }
+  if (auto prefetch = dyn_cast<tj::PrefetchOp>(op)) {
+    line(indent, absl::StrCat("tj::prefetch(", use(prefetch.getView()), ", ",
+                              indexList(prefetch.getIndices()), ", ", use(prefetch.getCount()), ");"));
+    return absl::OkStatus();
+  }
   if (auto arrive = dyn_cast<tj::ArriveOp>(op))
     return assign(op, indent, absl::StrCat("tj::arrive(", use(arrive.getView()), ", ",
                                            indexList(arrive.getIndices()), ", ", use(arrive.getCount()),

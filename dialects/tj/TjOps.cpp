@@ -379,12 +379,25 @@ LogicalResult ShapeSymbolOp::verify() {
 // Tiles
 //===----------------------------------------------------------------------===//
 
+// The view a read before the wait reads, or null for an op that is not a plain read.
+static Value readView(Operation& op) {
+  if (auto load = dyn_cast<LoadScalarOp>(op)) return load.getView();
+  if (auto load = dyn_cast<LoadOp>(op)) return load.getView();
+  if (auto prefetch = dyn_cast<PrefetchOp>(op)) return prefetch.getView();
+  return nullptr;
+}
+
 LogicalResult WaitPreviousKernelOp::verify() {
+  llvm::SmallPtrSet<Value, 4> ready(getReady().begin(), getReady().end());
+  for (Value view : getReady())
+    if (!isa<BlockArgument>(view) || cast<BlockArgument>(view).getOwner()->getParentOp() != (*this)->getParentOp())
+      return emitOpError("lists as ready only arguments of its kernel");
   for (Operation& prior : *getOperation()->getBlock()) {
     if (&prior == getOperation()) break;
-    if (!isMemoryEffectFree(&prior))
-      return emitOpError("must precede every op that touches memory; '")
-             << prior.getName() << "' comes first";
+    if (isMemoryEffectFree(&prior)) continue;
+    if (Value view = readView(prior); view && ready.contains(view)) continue;
+    return emitOpError("must precede every op that touches memory but reads of its ready views; '")
+           << prior.getName() << "' comes first";
   }
   return success();
 }
@@ -598,6 +611,11 @@ LogicalResult LoadScalarOp::verify() {
 void LoadScalarOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>& effects) {
   addRead(effects);
+}
+
+LogicalResult PrefetchOp::verify() {
+  auto view = getView().getType();
+  return verifyIndexCount(*this, getIndices().size(), view.getRank(), "index");
 }
 
 LogicalResult StoreScalarOp::verify() {

@@ -157,9 +157,13 @@ def Tj_WaitPreviousKernelOp : Tj_Op<"wait_previous_kernel", [HasParent<"KernelOp
     Its presence lets the runtime launch this kernel before the previous kernel on the stream
     has ended (sm_90+: CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION). So that no read
     can see memory the previous kernel is still writing, it must precede every op that touches
-    memory.
+    memory, except reads (`tj.load_scalar`, `tj.load`, `tj.prefetch`) of the views listed as
+    `ready`: the template's promise that the previous kernel does not write them (sequence
+    lengths a merge reads while the split-K kernel still runs). Kernels before the previous one
+    have ended by then: the previous kernel began after them.
   }];
-  let assemblyFormat = "attr-dict";
+  let arguments = (ins Variadic<Tj_ViewType>:$ready);
+  let assemblyFormat = "(`ready` `(` $ready^ `:` type($ready) `)`)? attr-dict";
   let hasVerifier = 1;
 }
 
@@ -296,6 +300,21 @@ def Tj_LoadScalarOp : Tj_Op<"load_scalar", [
   let arguments = (ins Tj_ViewType:$view, Variadic<Index>:$indices);
   let results = (outs AnyType:$result);
   let assemblyFormat = "$view `[` $indices `]` attr-dict `:` type($view) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+// No memory effects declared (unknown, as memref.prefetch): an op that only reads and makes
+// no value would be erased as dead.
+def Tj_PrefetchOp : Tj_Op<"prefetch"> {
+  let summary = "asks for elements of a view to be brought closer (L2 on CUDA) ahead of their reads";
+  let description = [{
+    A hint with no effect on any value: elements `indices` .. `indices + count - 1` along the
+    view's innermost axis, clipped to the view (a start outside it prefetches nothing). For
+    addresses that a later, dependent read needs at once: a block table's entries can be on
+    their way while the sequence length that decides which of them are read still is.
+  }];
+  let arguments = (ins Tj_ViewType:$view, Variadic<Index>:$indices, Index:$count);
+  let assemblyFormat = "$view `[` $indices `]` `count` $count attr-dict `:` type($view)";
   let hasVerifier = 1;
 }
 

@@ -140,8 +140,64 @@ tj.template @reads_before_waiting {
   tj.kernel @reads_before_waiting(%x: !tj.view<[n], i32>) {
     %c0 = arith.constant 0 : index
     %v = tj.load_scalar %x[%c0] : !tj.view<[n], i32> -> i32
-    // expected-error@+1 {{must precede every op that touches memory; 'tj.load_scalar' comes first}}
+    // expected-error@+1 {{must precede every op that touches memory but reads of its ready views; 'tj.load_scalar' comes first}}
     tj.wait_previous_kernel
+  }
+}
+
+// -----
+
+// `ready` admits reads of the views it lists, not of others, and never writes.
+tj.template @reads_other_view_before_waiting {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  tj.kernel @reads_other_view_before_waiting(%x: !tj.view<[n], i32>, %y: !tj.view<[n], i32>) {
+    %c0 = arith.constant 0 : index
+    %v = tj.load_scalar %x[%c0] : !tj.view<[n], i32> -> i32
+    %w = tj.load_scalar %y[%c0] : !tj.view<[n], i32> -> i32
+    // expected-error@+1 {{'tj.load_scalar' comes first}}
+    tj.wait_previous_kernel ready(%x : !tj.view<[n], i32>)
+  }
+}
+
+// -----
+
+tj.template @writes_ready_view_before_waiting {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  tj.kernel @writes_ready_view_before_waiting(%x: !tj.view<[n], i32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : i32
+    tj.store_scalar %c1, %x[%c0] : i32, !tj.view<[n], i32>
+    // expected-error@+1 {{'tj.store_scalar' comes first}}
+    tj.wait_previous_kernel ready(%x : !tj.view<[n], i32>)
+  }
+}
+
+// -----
+
+tj.template @prefetch_rank {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  tj.kernel @prefetch_rank(%x: !tj.view<[n, m], i32>) {
+    %c0 = arith.constant 0 : index
+    // expected-error@+1 {{index}}
+    tj.prefetch %x[%c0] count %c0 : !tj.view<[n, m], i32>
   }
 }
 

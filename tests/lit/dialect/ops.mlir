@@ -39,6 +39,8 @@ tj.template @all_ops {
     %head = tj.program_id 1 : index
     %n = tj.num_programs 0 : index
     %c0 = arith.constant 0 : index
+    // CHECK: tj.prefetch %table[%{{.*}}, %{{.*}}] count %{{.*}} : <[num_seqs, max_blocks], i32>
+    tj.prefetch %table[%seq, %c0] count %n : !tj.view<[num_seqs, max_blocks], i32>
     %len32 = tj.load_scalar %lens[%seq] : !tj.view<[num_seqs], i32> -> i32
     %len = arith.index_cast %len32 : i32 to index
     // CHECK: tj.load {{.*}} [16, head_size]
@@ -60,5 +62,26 @@ tj.template @all_ops {
     tj.store_scalar %len32, %lens[%seq] : i32, !tj.view<[num_seqs], i32>
     // CHECK: tj.arrive %lens[%{{.*}}] count %{{.*}} : <[num_seqs], i32>
     %last = tj.arrive %lens[%seq] count %n : !tj.view<[num_seqs], i32>
+  }
+}
+
+// Reads of views the previous kernel does not write may come before the wait.
+// CHECK-LABEL: tj.template @early_reads
+tj.template @early_reads {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %w = arith.constant 32 : index
+    tj.yield %w : index
+  }
+  tj.kernel @early_reads(%lens: !tj.view<[n], i32>, %table: !tj.view<[n, m], i32>, %out: !tj.view<[n], i32>) {
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %len = tj.load_scalar %lens[%c0] : !tj.view<[n], i32> -> i32
+    tj.prefetch %table[%c0, %c0] count %c4 : !tj.view<[n, m], i32>
+    // CHECK: tj.wait_previous_kernel ready(%{{.*}}, %{{.*}} : !tj.view<[n], i32>, !tj.view<[n, m], i32>)
+    tj.wait_previous_kernel ready(%lens, %table : !tj.view<[n], i32>, !tj.view<[n, m], i32>)
+    tj.store_scalar %len, %out[%c0] : i32, !tj.view<[n], i32>
   }
 }

@@ -31,15 +31,18 @@
 
 // DECODE: TJ_KERNEL_ENTRY(tj_paged_decode, tj_args_paged_decode) {
 // DECODE: tj::start_next_kernel();
+// The partition's table entries are asked for before the length is read.
+// DECODE: tj::prefetch(args.block_tables, tj::Index<2>{program_x, first_block}, table_entries);
+// DECODE-NEXT: const int32_t len_i32 = tj::load_scalar(args.seq_lens
 // DECODE: for (int64_t t0 = start; t0 < end; t0 += block_n) {
 // DECODE: tj::paged_load<tj::CacheLayout::Standard, 32, 128>(args.key_cache, args.block_tables, program_x, t_next, end, program_y)
 // DECODE: tj::dot<true>(q, k, zero_s)
 // DECODE: tj::reduce_max<1>(logits)
 // DECODE: tj::dot<false>(p_low, v, acc_scaled)
 
-// The merge waits for the split-K kernel's partials before any read, and loads a step of
-// partitions at once.
+// The merge reads the sequence's length (not written by the split-K kernel) before it waits
+// for the split-K kernel's partials, and loads a step of partitions at once.
 // REDUCE: TJ_KERNEL_ENTRY(tj_paged_decode_reduce, tj_args_paged_decode_reduce) {
-// REDUCE: tj::wait_previous_kernel();
 // REDUCE: tj::load_scalar(args.seq_lens
+// REDUCE-NEXT: tj::wait_previous_kernel();
 // REDUCE: tj::load<16, 1, 128>(args.partial_out

@@ -65,6 +65,20 @@ inline void store_scalar(const View<T, R>& view, Index<R> index, T value) {
   view.data[detail::elementOffset(view, index.v)] = value;
 }
 
+// tj.prefetch: a hint; the host's caches get each element's line (the clip keeps every
+// address inside the view).
+template <typename T, int R>
+inline void prefetch(const View<T, R>& view, Index<R> index, int64_t count) {
+  for (int d = 0; d < R; ++d)
+    if (index.v[d] < 0 || index.v[d] >= view.shape[d]) return;
+  const int64_t first = index.v[R - 1];
+  const int64_t end = first + count < view.shape[R - 1] ? first + count : view.shape[R - 1];
+  for (int64_t i = first; i < end; ++i) {
+    index.v[R - 1] = i;
+    __builtin_prefetch(view.data + detail::elementOffset(view, index.v));
+  }
+}
+
 // tj.arrive: a program is one host thread; programs run on several threads at once, so the
 // count is an atomic read-modify-write (acquire-release: the last program sees what the
 // others wrote before arriving).

@@ -274,6 +274,27 @@ __device__ __forceinline__ void store_scalar(const View<T, R>& view, const Index
   view.data[a] = value;
 }
 
+// tj.prefetch: element i of the range goes to thread i % TJ_THREADS, which asks L2 for its
+// line unless the element before it lies on the same 128-byte line (one request per line for
+// a dense row, one per element for a strided one). The clip keeps every address in the view.
+template <typename T, int R>
+__device__ __forceinline__ void prefetch(const View<T, R>& view, const Index<R>& idx, int64_t count) {
+  long long a = 0;
+#pragma unroll
+  for (int d = 0; d < R; ++d) {
+    if (idx.v[d] < 0 || idx.v[d] >= view.shape[d]) return;
+    a += idx.v[d] * view.stride[d];
+  }
+  const long long n = min(count, view.shape[R - 1] - idx.v[R - 1]);
+  const long long step = view.stride[R - 1];
+  for (long long i = detail::threadId(); i < n; i += TJ_THREADS) {
+    const T* p = view.data + a + i * step;
+    const T* before = p - step;
+    if (i > 0 && (reinterpret_cast<unsigned long long>(before) >> 7) == (reinterpret_cast<unsigned long long>(p) >> 7)) continue;
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+  }
+}
+
 // tj.arrive: thread 0 counts the program in after a barrier (every thread's writes issued)
 // and a fence (they reach the GPU's scope before the add); the last program resets the
 // counter and fences again before the barrier that tells every thread (__syncthreads_or), so
