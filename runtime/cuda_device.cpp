@@ -65,17 +65,30 @@ class CudaDevice : public Device {
       return absl::InvalidArgumentError(absl::StrCat("kernel '", metadata.templateName, "' wants ",
                                                      metadata.threadsPerProgram,
                                                      " threads per program; CUDA allows 1..1024"));
-    const int64_t sharedBytes = metadata.dynamicSharedBytes + metadata.resources.staticSharedBytes;
-    if (sharedBytes > maxSharedOptin_)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "kernel '", metadata.templateName, "' needs ", sharedBytes, " bytes of shared memory (",
-          metadata.dynamicSharedBytes, " dynamic); ", name(), " allows at most ", maxSharedOptin_));
     TJ_ASSIGN_OR_RETURN(Grid grid, parseGrid(metadata));
     TJ_RETURN_IF_ERROR(context_.makeCurrent());
     // cuModuleLoadData reads a pointer with no size: hand it an owned, aligned copy.
     std::string image(binary);
     TJ_ASSIGN_OR_RETURN(Module module, Module::load(image.data()));
     TJ_ASSIGN_OR_RETURN(CUfunction function, module.function(metadata.entry));
+    // The loaded function's own figures, not the metadata's: those come from ptxas's log,
+    // which nvrtc does not print when its compile cache serves the binary (static shared
+    // memory then read 0, the opt-in below was skipped, and the launch failed with
+    // CUDA_ERROR_INVALID_VALUE).
+    int staticBytes = 0, maxThreads = 0;
+    TJ_RETURN_IF_ERROR(TJ_CU_CHECK(*api_, cuFuncGetAttribute, &staticBytes,
+                                   CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function));
+    TJ_RETURN_IF_ERROR(TJ_CU_CHECK(*api_, cuFuncGetAttribute, &maxThreads,
+                                   CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, function));
+    if (metadata.threadsPerProgram > maxThreads)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kernel '", metadata.templateName, "' runs ", metadata.threadsPerProgram,
+          " threads per program; its binary allows at most ", maxThreads, " on ", name()));
+    const int64_t sharedBytes = metadata.dynamicSharedBytes + staticBytes;
+    if (sharedBytes > maxSharedOptin_)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kernel '", metadata.templateName, "' needs ", sharedBytes, " bytes of shared memory (",
+          metadata.dynamicSharedBytes, " dynamic); ", name(), " allows at most ", maxSharedOptin_));
     // Past 48 KB in all (static + dynamic), a kernel must opt in to its dynamic share.
     if (sharedBytes > kDefaultDynamicSharedLimit)
       TJ_RETURN_IF_ERROR(TJ_CU_CHECK(*api_, cuFuncSetAttribute, function,

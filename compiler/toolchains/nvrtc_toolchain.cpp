@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -164,7 +165,8 @@ std::optional<T> readAt(const std::string& bytes, uint64_t offset) {
 
 }  // namespace
 
-// Registers and stack frame of `entry` from the CUBIN's .nv.info attributes. ptxas -v output
+// Registers, stack frame and static shared memory of `entry` from the CUBIN's .nv.info
+// attributes and its shared-memory section. ptxas -v output
 // is missing from the log when nvrtc serves the CUBIN from its compile cache, so the binary
 // is the reliable source. Returns false when the ELF is not understood.
 bool readCubinResources(const std::string& cubin, const std::string& entry, ResourceUsage& usage) {
@@ -193,7 +195,9 @@ bool readCubinResources(const std::string& cubin, const std::string& entry, Reso
     auto size = readAt<uint64_t>(cubin, at + 32);
     auto link = readAt<uint32_t>(cubin, at + 40);
     if (!name || !type || !offset || !size || !link) return false;
-    if (*offset > cubin.size() || cubin.size() - *offset < *size) return false;
+    // SHT_NOBITS sections (shared memory) occupy no bytes of the file.
+    constexpr uint32_t kNoBits = 8;
+    if (*type != kNoBits && (*offset > cubin.size() || cubin.size() - *offset < *size)) return false;
     sections.push_back({*name, *type, *link, *offset, *size});
   }
   auto stringAt = [&](const Section& table, uint32_t index) -> std::string {
@@ -205,10 +209,23 @@ bool readCubinResources(const std::string& cubin, const std::string& entry, Reso
   const Section& names = sections[*namesIndex];
   const Section* symbols = nullptr;
   const Section* info = nullptr;
+  // The entry's static shared memory is the size of its section ".nv.shared.<entry>" (no
+  // section: none). Where the CUBIN also has a ".nv.shared.reserved.*" section (sm_90 on),
+  // the entry's section starts with the 1 KB the driver reserves per program, which ptxas's
+  // count (and CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) leave out: 12000 bytes of arrays make a
+  // 13024-byte section on sm_90, a 12000-byte one on sm_80.
+  constexpr int64_t kReservedPerProgram = 1024;
+  int64_t entryShared = 0;
+  bool reservedFirst = false;
   for (const Section& section : sections) {
     if (section.type == 2 /*SHT_SYMTAB*/) symbols = &section;
-    if (stringAt(names, section.name) == ".nv.info") info = &section;
+    const std::string sectionName = stringAt(names, section.name);
+    if (sectionName == ".nv.info") info = &section;
+    if (sectionName == ".nv.shared." + entry) entryShared = int64_t(section.size);
+    if (absl::StartsWith(sectionName, ".nv.shared.reserved.")) reservedFirst = true;
   }
+  usage.staticSharedBytes =
+      reservedFirst && entryShared >= kReservedPerProgram ? entryShared - kReservedPerProgram : entryShared;
   if (!symbols || !info || symbols->link >= sections.size()) return false;
   const Section& symbolNames = sections[symbols->link];
   auto symbolName = [&](uint32_t index) -> std::string {

@@ -236,6 +236,36 @@ extern "C" __global__ void tj_stack(float* x, int k) {
   EXPECT_FALSE(readCubinResources("not an elf", "tj_stack", fromCubin));
 }
 
+TEST(NvrtcToolchain, StaticSharedMemoryFromLogAndCubinAgree) {
+  // The runtime's opt-in past 48 KB adds static to dynamic shared memory; with the count
+  // missing (an nvrtc cache hit prints no ptxas log) it read 0 and the launch failed.
+  std::string whyNot;
+  std::unique_ptr<Toolchain> toolchain = nvrtcToolchain(&whyNot);
+  if (!toolchain) GTEST_SKIP() << whyNot;
+  CompileRequest request;
+  request.sourceName = "shared.cu";
+  request.entry = "tj_shared";
+  request.source = R"(
+extern "C" __global__ void tj_other(float* x) { __shared__ float t[64]; t[threadIdx.x] = x[0]; x[1] = t[3]; }
+extern "C" __global__ void tj_shared(float* x) {
+  __shared__ float s[3000];
+  s[threadIdx.x] = x[threadIdx.x];
+  __syncthreads();
+  x[threadIdx.x] = s[(threadIdx.x * 7) % 3000];
+}
+)";
+  absl::StatusOr<CompileResult> compiled = toolchain->compile(request);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ResourceUsage fromCubin;
+  ASSERT_TRUE(readCubinResources(compiled->binary, "tj_shared", fromCubin));
+  EXPECT_EQ(fromCubin.staticSharedBytes, 12000);
+  ResourceUsage fromLog = parsePtxasLog(compiled->log, "tj_shared");
+  if (fromLog.registers >= 0) EXPECT_EQ(fromLog.staticSharedBytes, 12000) << compiled->log;
+  ResourceUsage none;
+  ASSERT_TRUE(readCubinResources(compiled->binary, "tj_other", none));
+  EXPECT_EQ(none.staticSharedBytes, 256);
+}
+
 TEST(NvrtcToolchain, ParsesPtxasLogForTheEntryOnly) {
   const std::string log =
       "ptxas info    : Compiling entry function 'tj_other' for 'sm_90'\n"

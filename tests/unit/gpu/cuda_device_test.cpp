@@ -28,8 +28,7 @@ struct Args {
   float* data; int64_t shape[1]; int64_t stride[1];
   alignas(8) float scale;
 };
-extern "C" __global__ void __launch_bounds__(128) tj_axpy(const Args args) {
-  extern __shared__ float scratch[];
+__device__ __forceinline__ void axpy(const Args& args, float* scratch, float zero) {
   int64_t n = args.shape[0];
   int64_t half = (n + 1) / 2;
   int64_t i = int64_t(blockIdx.y) * half + int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -37,7 +36,19 @@ extern "C" __global__ void __launch_bounds__(128) tj_axpy(const Args args) {
   __syncthreads();
   if (i < n && i < int64_t(blockIdx.y + 1) * half)
     args.data[i * args.stride[0]] = args.data[i * args.stride[0]] * args.scale +
-                                    scratch[threadIdx.x];
+                                    scratch[threadIdx.x] + zero;
+}
+extern "C" __global__ void __launch_bounds__(128) tj_axpy(const Args args) {
+  extern __shared__ float scratch[];
+  axpy(args, scratch, 0.0f);
+}
+// The same with 12 KB of static shared memory in front of the dynamic buffer.
+extern "C" __global__ void __launch_bounds__(128) tj_axpy_static(const Args args) {
+  extern __shared__ float scratch[];
+  __shared__ float fixed[3072];
+  fixed[threadIdx.x * 24] = 0.0f;
+  __syncthreads();
+  axpy(args, scratch, fixed[((threadIdx.x + 1) % 128) * 24]);
 }
 )";
 
@@ -141,6 +152,33 @@ TEST_F(CudaDeviceTest, LargeDynamicSharedMemory) {
   ASSERT_TRUE(device->copyToHost(output.data(), buffer, n * sizeof(float)).ok());
   expectAxpy(input, output, -2.0f);
   EXPECT_TRUE(device->free(buffer).ok());
+}
+
+// Static plus dynamic shared memory past 48 KB with a dynamic part under it: the opt-in must
+// count the binary's static part even where the metadata lacks it (an nvrtc cache hit prints
+// no ptxas log; the launch then failed with CUDA_ERROR_INVALID_VALUE).
+TEST_F(CudaDeviceTest, StaticSharedMemoryCountsTowardTheOptIn) {
+  const int64_t n = 4096;
+  std::vector<float> input = randomData(n, 3);
+  KernelMetadata metadata = axpyMetadata(40 * 1024);
+  metadata.entry = "tj_axpy_static";
+  metadata.resources.staticSharedBytes = 0;
+  absl::StatusOr<std::unique_ptr<LoadedKernel>> kernel = device->load(metadata, binary);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  void* buffer = *device->allocate(n * sizeof(float));
+  ASSERT_TRUE(device->copyToDevice(buffer, input.data(), n * sizeof(float)).ok());
+  absl::Status launched = device->launch(
+      **kernel, {TensorArg::contiguous(buffer, DType::kF32, {n}), ScalarArg::f32(0.5f)});
+  ASSERT_TRUE(launched.ok()) << launched;
+  ASSERT_TRUE(device->synchronize().ok());
+  std::vector<float> output(n);
+  ASSERT_TRUE(device->copyToHost(output.data(), buffer, n * sizeof(float)).ok());
+  expectAxpy(input, output, 0.5f);
+  EXPECT_TRUE(device->free(buffer).ok());
+  // Past what the device allows in all, the load says so.
+  KernelMetadata tooLarge = axpyMetadata(device->target() == "sm_90" ? 220 * 1024 : 160 * 1024);
+  tooLarge.entry = "tj_axpy_static";
+  EXPECT_THAT(device->load(tooLarge, binary).status().message(), HasSubstr("bytes of shared memory"));
 }
 
 TEST_F(CudaDeviceTest, GraphCaptureReplaysWithNewData) {
