@@ -108,6 +108,7 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
                                          config.maxModelLen, config.headSize)) {
       params["partition_size"] = std::to_string(tiling->partitionSize);
       params["block_n"] = std::to_string(tiling->blockN);
+      params["prefetch_depth"] = std::to_string(tiling->prefetchDepth);
     }
   }
   // "reduce_<parameter>" entries tune the merge kernel; the rest the split-K kernel.

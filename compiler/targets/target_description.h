@@ -22,15 +22,17 @@ struct MatrixInstruction {
   std::string operandType;  // "f16", "bf16"
 };
 
-// One row of a measured table of decode tilings: the best (partition size, block_n) for grids
-// of at most `maxPrograms` (sequences x kv heads), contexts of at most `maxContext` tokens and
-// head sizes of at most `maxHeadSize` (larger heads need other tiles to fit shared memory).
+// One row of a measured table of decode tilings: the best (partition size, block_n, prefetch
+// depth) for grids of at most `maxPrograms` (sequences x kv heads), contexts of at most
+// `maxContext` tokens and head sizes of at most `maxHeadSize` (larger heads need other tiles to
+// fit shared memory).
 struct DecodeTiling {
   int64_t maxPrograms;
   int64_t maxContext;
   int64_t maxHeadSize;
   int64_t partitionSize;
   int64_t blockN;
+  int64_t prefetchDepth = 1;  // K/V tiles in flight ahead of the one in use
 };
 
 struct TargetDescription {
