@@ -103,6 +103,21 @@ class CudaDeviceTest : public ::testing::Test {
     }
   }
 
+  // One launch of a loaded axpy over n random values, checked.
+  void expectAxpyRuns(const LoadedKernel& kernel, int64_t n, unsigned seed, float scale) {
+    std::vector<float> input = randomData(n, seed);
+    void* buffer = *device->allocate(n * sizeof(float));
+    ASSERT_TRUE(device->copyToDevice(buffer, input.data(), n * sizeof(float)).ok());
+    absl::Status launched = device->launch(
+        kernel, {TensorArg::contiguous(buffer, DType::kF32, {n}), ScalarArg::f32(scale)});
+    ASSERT_TRUE(launched.ok()) << launched;
+    ASSERT_TRUE(device->synchronize().ok());
+    std::vector<float> output(n);
+    ASSERT_TRUE(device->copyToHost(output.data(), buffer, n * sizeof(float)).ok());
+    expectAxpy(input, output, scale);
+    EXPECT_TRUE(device->free(buffer).ok());
+  }
+
   std::unique_ptr<Device> device;
   std::string binary;
 };
@@ -137,44 +152,22 @@ TEST_F(CudaDeviceTest, CompilesLoadsAndLaunches) {
 }
 
 TEST_F(CudaDeviceTest, LargeDynamicSharedMemory) {
-  const int64_t n = 4096;
-  std::vector<float> input = randomData(n, 2);
   absl::StatusOr<std::unique_ptr<LoadedKernel>> kernel =
       device->load(axpyMetadata(100 * 1024), binary);
   ASSERT_TRUE(kernel.ok()) << kernel.status();
-  void* buffer = *device->allocate(n * sizeof(float));
-  ASSERT_TRUE(device->copyToDevice(buffer, input.data(), n * sizeof(float)).ok());
-  absl::Status launched = device->launch(
-      **kernel, {TensorArg::contiguous(buffer, DType::kF32, {n}), ScalarArg::f32(-2.0f)});
-  ASSERT_TRUE(launched.ok()) << launched;
-  ASSERT_TRUE(device->synchronize().ok());
-  std::vector<float> output(n);
-  ASSERT_TRUE(device->copyToHost(output.data(), buffer, n * sizeof(float)).ok());
-  expectAxpy(input, output, -2.0f);
-  EXPECT_TRUE(device->free(buffer).ok());
+  expectAxpyRuns(**kernel, 4096, 2, -2.0f);
 }
 
 // Static plus dynamic shared memory past 48 KB with a dynamic part under it: the opt-in must
 // count the binary's static part even where the metadata lacks it (an nvrtc cache hit prints
 // no ptxas log; the launch then failed with CUDA_ERROR_INVALID_VALUE).
 TEST_F(CudaDeviceTest, StaticSharedMemoryCountsTowardTheOptIn) {
-  const int64_t n = 4096;
-  std::vector<float> input = randomData(n, 3);
   KernelMetadata metadata = axpyMetadata(40 * 1024);
   metadata.entry = "tj_axpy_static";
   metadata.resources.staticSharedBytes = 0;
   absl::StatusOr<std::unique_ptr<LoadedKernel>> kernel = device->load(metadata, binary);
   ASSERT_TRUE(kernel.ok()) << kernel.status();
-  void* buffer = *device->allocate(n * sizeof(float));
-  ASSERT_TRUE(device->copyToDevice(buffer, input.data(), n * sizeof(float)).ok());
-  absl::Status launched = device->launch(
-      **kernel, {TensorArg::contiguous(buffer, DType::kF32, {n}), ScalarArg::f32(0.5f)});
-  ASSERT_TRUE(launched.ok()) << launched;
-  ASSERT_TRUE(device->synchronize().ok());
-  std::vector<float> output(n);
-  ASSERT_TRUE(device->copyToHost(output.data(), buffer, n * sizeof(float)).ok());
-  expectAxpy(input, output, 0.5f);
-  EXPECT_TRUE(device->free(buffer).ok());
+  expectAxpyRuns(**kernel, 4096, 3, 0.5f);
   // Past what the device allows in all, the load says so.
   KernelMetadata tooLarge = axpyMetadata(device->target() == "sm_90" ? 220 * 1024 : 160 * 1024);
   tooLarge.entry = "tj_axpy_static";
