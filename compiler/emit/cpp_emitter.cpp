@@ -545,7 +545,8 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
   }
   if (auto prefetch = dyn_cast<tj::PrefetchOp>(op)) {
     line(indent, absl::StrCat("tj::prefetch(", use(prefetch.getView()), ", ",
-                              indexList(prefetch.getIndices()), ", ", use(prefetch.getCount()), ");"));
+                              indexList(prefetch.getIndices()), ", ",
+                              use(prefetch.getCount()), ");"));
     return absl::OkStatus();
   }
   if (auto arrive = dyn_cast<tj::ArriveOp>(op))

@@ -197,7 +197,8 @@ bool readCubinResources(const std::string& cubin, const std::string& entry, Reso
     if (!name || !type || !offset || !size || !link) return false;
     // SHT_NOBITS sections (shared memory) occupy no bytes of the file.
     constexpr uint32_t kNoBits = 8;
-    if (*type != kNoBits && (*offset > cubin.size() || cubin.size() - *offset < *size)) return false;
+    if (*type != kNoBits && (*offset > cubin.size() || cubin.size() - *offset < *size))
+      return false;
     sections.push_back({*name, *type, *link, *offset, *size});
   }
   auto stringAt = [&](const Section& table, uint32_t index) -> std::string {
@@ -224,8 +225,9 @@ bool readCubinResources(const std::string& cubin, const std::string& entry, Reso
     if (sectionName == ".nv.shared." + entry) entryShared = int64_t(section.size);
     if (absl::StartsWith(sectionName, ".nv.shared.reserved.")) reservedFirst = true;
   }
-  usage.staticSharedBytes =
-      reservedFirst && entryShared >= kReservedPerProgram ? entryShared - kReservedPerProgram : entryShared;
+  usage.staticSharedBytes = reservedFirst && entryShared >= kReservedPerProgram
+                                ? entryShared - kReservedPerProgram
+                                : entryShared;
   if (!symbols || !info || symbols->link >= sections.size()) return false;
   const Section& symbolNames = sections[symbols->link];
   auto symbolName = [&](uint32_t index) -> std::string {

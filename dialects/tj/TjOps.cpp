@@ -389,9 +389,6 @@ static Value readView(Operation& op) {
 
 LogicalResult WaitPreviousKernelOp::verify() {
   llvm::SmallPtrSet<Value, 4> ready(getReady().begin(), getReady().end());
-  for (Value view : getReady())
-    if (!isa<BlockArgument>(view) || cast<BlockArgument>(view).getOwner()->getParentOp() != (*this)->getParentOp())
-      return emitOpError("lists as ready only arguments of its kernel");
   for (Operation& prior : *getOperation()->getBlock()) {
     if (&prior == getOperation()) break;
     if (isMemoryEffectFree(&prior)) continue;

@@ -306,7 +306,7 @@ def Tj_LoadScalarOp : Tj_Op<"load_scalar", [
 // No memory effects declared (unknown, as memref.prefetch): an op that only reads and makes
 // no value would be erased as dead.
 def Tj_PrefetchOp : Tj_Op<"prefetch"> {
-  let summary = "asks for elements of a view to be brought closer (L2 on CUDA) ahead of their reads";
+  let summary = "asks for elements of a view to be brought close (L2 on CUDA) ahead of their reads";
   let description = [{
     A hint with no effect on any value: elements `indices` .. `indices + count - 1` along the
     view's innermost axis, clipped to the view (a start outside it prefetches nothing). For

@@ -246,7 +246,11 @@ TEST(NvrtcToolchain, StaticSharedMemoryFromLogAndCubinAgree) {
   request.sourceName = "shared.cu";
   request.entry = "tj_shared";
   request.source = R"(
-extern "C" __global__ void tj_other(float* x) { __shared__ float t[64]; t[threadIdx.x] = x[0]; x[1] = t[3]; }
+extern "C" __global__ void tj_other(float* x) {
+  __shared__ float t[64];
+  t[threadIdx.x] = x[0];
+  x[1] = t[3];
+}
 extern "C" __global__ void tj_shared(float* x) {
   __shared__ float s[3000];
   s[threadIdx.x] = x[threadIdx.x];

@@ -171,7 +171,8 @@ TEST_F(CudaDeviceTest, StaticSharedMemoryCountsTowardTheOptIn) {
   // Past what the device allows in all, the load says so.
   KernelMetadata tooLarge = axpyMetadata(device->target() == "sm_90" ? 220 * 1024 : 160 * 1024);
   tooLarge.entry = "tj_axpy_static";
-  EXPECT_THAT(device->load(tooLarge, binary).status().message(), HasSubstr("bytes of shared memory"));
+  EXPECT_THAT(device->load(tooLarge, binary).status().message(),
+              HasSubstr("bytes of shared memory"));
 }
 
 TEST_F(CudaDeviceTest, GraphCaptureReplaysWithNewData) {

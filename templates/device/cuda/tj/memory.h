@@ -278,7 +278,8 @@ __device__ __forceinline__ void store_scalar(const View<T, R>& view, const Index
 // line unless the element before it lies on the same 128-byte line (one request per line for
 // a dense row, one per element for a strided one). The clip keeps every address in the view.
 template <typename T, int R>
-__device__ __forceinline__ void prefetch(const View<T, R>& view, const Index<R>& idx, int64_t count) {
+__device__ __forceinline__ void prefetch(const View<T, R>& view, const Index<R>& idx,
+                                         int64_t count) {
   long long a = 0;
 #pragma unroll
   for (int d = 0; d < R; ++d) {
@@ -289,8 +290,8 @@ __device__ __forceinline__ void prefetch(const View<T, R>& view, const Index<R>&
   const long long step = view.stride[R - 1];
   for (long long i = detail::threadId(); i < n; i += TJ_THREADS) {
     const T* p = view.data + a + i * step;
-    const T* before = p - step;
-    if (i > 0 && (reinterpret_cast<unsigned long long>(before) >> 7) == (reinterpret_cast<unsigned long long>(p) >> 7)) continue;
+    const unsigned long long line = reinterpret_cast<unsigned long long>(p) >> 7;
+    if (i > 0 && reinterpret_cast<unsigned long long>(p - step) >> 7 == line) continue;
     asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
   }
 }
