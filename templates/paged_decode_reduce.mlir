@@ -5,7 +5,8 @@
 // `partitions_per_step` at a time in one load each for outputs and LSEs, so a program waits for
 // memory once per step rather than once per partition (small batches at long context are
 // latency-bound here), merged online as the split-K kernel merges tiles. A sequence of length 0
-// gets 0.
+// gets 0. Where kernels may overlap (sm_90+), it reads seq_lens before the previous kernel on
+// the stream has finished: launch it after one that does not write them (paged_decode).
 tj.template @paged_decode_reduce {
   tj.param @dtype : type values [f16, bf16] default bf16
   tj.param @head_size : int values [64, 80, 96, 112, 128, 192, 256] default 128
