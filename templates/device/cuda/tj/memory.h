@@ -257,20 +257,27 @@ __device__ __forceinline__ void store(const View<T, R>& view, const Index<R>& of
   });
 }
 
+namespace detail {
+// Element offset of index `idx` in the view (the ops on one element share it).
 template <typename T, int R>
-__device__ __forceinline__ T load_scalar(const View<T, R>& view, const Index<R>& idx) {
+__device__ __forceinline__ long long elementOffset(const View<T, R>& view, const Index<R>& idx) {
   long long a = 0;
 #pragma unroll
   for (int d = 0; d < R; ++d) a += idx.v[d] * view.stride[d];
+  return a;
+}
+}  // namespace detail
+
+template <typename T, int R>
+__device__ __forceinline__ T load_scalar(const View<T, R>& view, const Index<R>& idx) {
+  const long long a = detail::elementOffset(view, idx);
   return view.data[a];
 }
 
 template <typename T, int R>
 __device__ __forceinline__ void store_scalar(const View<T, R>& view, const Index<R>& idx, T value) {
   if (detail::threadId() != 0) return;  // scalars are uniform: one thread writes
-  long long a = 0;
-#pragma unroll
-  for (int d = 0; d < R; ++d) a += idx.v[d] * view.stride[d];
+  const long long a = detail::elementOffset(view, idx);
   view.data[a] = value;
 }
 
@@ -280,7 +287,7 @@ __device__ __forceinline__ void store_scalar(const View<T, R>& view, const Index
 template <typename T, int R>
 __device__ __forceinline__ void prefetch(const View<T, R>& view, const Index<R>& idx,
                                          int64_t count) {
-  long long a = 0;
+  long long a = 0;  // the element offset, summed with the bounds check
 #pragma unroll
   for (int d = 0; d < R; ++d) {
     if (idx.v[d] < 0 || idx.v[d] >= view.shape[d]) return;
@@ -302,9 +309,7 @@ __device__ __forceinline__ void prefetch(const View<T, R>& view, const Index<R>&
 // its loads after it see the other programs' writes.
 template <int R>
 __device__ __forceinline__ bool arrive(const View<int32_t, R>& view, const Index<R>& idx, int64_t count) {
-  long long a = 0;
-#pragma unroll
-  for (int d = 0; d < R; ++d) a += idx.v[d] * view.stride[d];
+  const long long a = detail::elementOffset(view, idx);
   __syncthreads();
   int last = 0;
   if (detail::threadId() == 0) {
