@@ -96,10 +96,15 @@ std::vector<TargetDescription> buildTargets() {
   // beside each other). The last row keeps two tiles in flight (prefetch depth 2): 1.6 % faster
   // at 32/8 and 64/8 x 256 x 16K, a tie at 32/32 x 64 x 16K, 4 programs per SM instead of 5
   // (bench/results/2026-12-01/s7-depth2; depth 3 loses 10-13 %, and depth 2 loses at 512 pairs).
+  // At 33-128 pairs past 2K up to 4K, 2048-token partitions (at 128 pairs x 4K one wave of
+  // 256 programs, two per SM) beat 1024 by 3-5 % at 32/8 and 64/8 x 16 x 4K in three calls
+  // (bench/results/2026-12-01/s8-tiling; 2048 was not in the first sweep); up to 2K the row
+  // keeps 1024, which gives that same wave there (not measured at 2K).
   const std::vector<DecodeTiling> h200DecodeTilings = {
       {8, 1024, 128, 128, 64},        {8, 4096, 128, 256, 64},        {8, 1 << 30, 128, 512, 64},
       {32, 1024, 128, 128, 32},       {32, 4096, 128, 512, 64},       {32, 1 << 30, 128, 1024, 32},
-      {128, 1024, 128, 512, 64},      {128, 4096, 128, 1024, 64},     {128, 1 << 30, 128, 4096, 64},
+      {128, 1024, 128, 512, 64},      {128, 2048, 128, 1024, 64},     {128, 4096, 128, 2048, 64},
+      {128, 1 << 30, 128, 4096, 64},
       {512, 1024, 128, 1024, 32},     {512, 4096, 128, 4096, 32},     {512, 1 << 30, 128, 4096, 64},
       {1 << 30, 1024, 128, 1024, 64}, {1 << 30, 4096, 128, 4096, 64},
       {1 << 30, 1 << 30, 128, 4096, 32, 2},
