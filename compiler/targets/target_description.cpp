@@ -92,8 +92,8 @@ std::vector<TargetDescription> buildTargets() {
   // (1024/64: 1 % less in sum, its GQA cell 1.053x the peer instead of 1.033x). Small grids
   // want short partitions (more programs, fewer tiles in series); large grids at long
   // context want long ones (fewer partials to write and merge; at one partition the merge is
-  // skipped). Rows apply to heads up to 128 (at 192/256, 64-token K/V tiles no longer fit
-  // beside each other). The last row keeps two tiles in flight (prefetch depth 2): 1.6 % faster
+  // skipped). The first rows apply to heads up to 128 (at 192/256, 64-token K/V tiles no
+  // longer fit beside each other; those heads have rows of their own, last). The last row keeps two tiles in flight (prefetch depth 2): 1.6 % faster
   // at 32/8 and 64/8 x 256 x 16K, a tie at 32/32 x 64 x 16K, 4 programs per SM instead of 5
   // (bench/results/2026-12-01/s7-depth2; depth 3 loses 10-13 %, and depth 2 loses at 512 pairs).
   // At 33-128 pairs past 2K up to 4K, 2048-token partitions (at 128 pairs x 4K one wave of
@@ -108,6 +108,17 @@ std::vector<TargetDescription> buildTargets() {
       {512, 1024, 128, 1024, 32},     {512, 4096, 128, 4096, 32},     {512, 1 << 30, 128, 4096, 64},
       {1 << 30, 1024, 128, 1024, 64}, {1 << 30, 4096, 128, 4096, 64},
       {1 << 30, 1 << 30, 128, 4096, 32, 2},
+      // Heads 192 and 256 (bench/results/2026-12-01/s8-heads: 32/8 heads, batch 1/16/64/256,
+      // partitions 128..4096 at 32-token tiles, the only ones that fit two programs per SM):
+      // small grids want the short partitions head 128 takes; large ones 1024 (within 1.5 %
+      // of 4096 there, and up to 19 % better at 128 pairs x 16K). Not measured at these heads:
+      // 9-32 pairs (the head-128 table's partitions for the same grid) and contexts between
+      // 1K, 4K and 16K.
+      {8, 1024, 256, 128, 32},        {8, 1 << 30, 256, 512, 32},
+      {32, 1024, 256, 128, 32},       {32, 4096, 256, 512, 32},       {32, 1 << 30, 256, 1024, 32},  // head 128's
+      {128, 1024, 256, 512, 32},      {128, 4096, 192, 512, 32},      {128, 4096, 256, 1024, 32},
+      {128, 1 << 30, 256, 1024, 32},  {512, 1024, 192, 512, 32},      {512, 1024, 256, 1024, 32},
+      {1 << 30, 1 << 30, 256, 1024, 32},
   };
   targets.push_back({"sm_90", "H100/H200", Vendor::kNvidia, "cuda", 32, 132, 1024, 227 * 1024,
                      65536, 255, {mmaF16, mmaBF16}, nvidiaTuning, h200DecodeTilings});

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -201,7 +202,19 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
     EXPECT_EQ(tiling->blockN, e.blockN);
     EXPECT_EQ(tiling->prefetchDepth, e.prefetchDepth);
   }
-  EXPECT_FALSE(chooseDecodeTiling(**h200, 8, 1024, 256).has_value());     // not measured at head 256
+  // Heads 192/256 (s8-heads): 32-token tiles, partitions by grid and head.
+  for (const auto& [pairs, len, head, partition] :
+       std::vector<std::array<int64_t, 4>>{{8, 1024, 256, 128},  {8, 16384, 192, 512},
+                                           {128, 4096, 192, 512}, {128, 4096, 256, 1024},
+                                           {512, 1024, 192, 512}, {512, 1024, 256, 1024},
+                                           {4096, 4096, 256, 1024}}) {
+    SCOPED_TRACE(absl::StrCat(pairs, " pairs, max_model_len ", len, ", head ", head));
+    auto tiling = chooseDecodeTiling(**h200, pairs, len, head);
+    ASSERT_TRUE(tiling.has_value());
+    EXPECT_EQ(tiling->partitionSize, partition);
+    EXPECT_EQ(tiling->blockN, 32);
+  }
+  EXPECT_FALSE(chooseDecodeTiling(**h200, 8, 1024, 320).has_value());  // no row past 256
   auto host = lookupTarget("host");
   ASSERT_TRUE(host.ok());
   EXPECT_FALSE(chooseDecodeTiling(**host, 1, 1, 128).has_value());
