@@ -93,8 +93,9 @@ std::vector<TargetDescription> buildTargets() {
   // want short partitions (more programs, fewer tiles in series); large grids at long
   // context want long ones (fewer partials to write and merge; at one partition the merge is
   // skipped). The first rows apply to heads up to 128 (at 192/256, 64-token K/V tiles no
-  // longer fit beside each other; those heads have rows of their own, last). The last row keeps two tiles in flight (prefetch depth 2): 1.6 % faster
-  // at 32/8 and 64/8 x 256 x 16K, a tie at 32/32 x 64 x 16K, 4 programs per SM instead of 5
+  // longer fit beside each other; those heads have rows of their own, last). The last head-128
+  // row keeps two tiles in flight (prefetch depth 2): 1.6 % faster at 32/8 and 64/8 x 256 x
+  // 16K, a tie at 32/32 x 64 x 16K, 4 programs per SM instead of 5
   // (bench/results/2026-12-01/s7-depth2; depth 3 loses 10-13 %, and depth 2 loses at 512 pairs).
   // At 33-128 pairs past 2K up to 4K, 2048-token partitions (at 128 pairs x 4K one wave of
   // 256 programs, two per SM) beat 1024 by 3-5 % at 32/8 and 64/8 x 16 x 4K in three calls
@@ -115,7 +116,7 @@ std::vector<TargetDescription> buildTargets() {
       // 9-32 pairs (the head-128 table's partitions for the same grid) and contexts between
       // 1K, 4K and 16K.
       {8, 1024, 256, 128, 32},        {8, 1 << 30, 256, 512, 32},
-      {32, 1024, 256, 128, 32},       {32, 4096, 256, 512, 32},       {32, 1 << 30, 256, 1024, 32},  // head 128's
+      {32, 1024, 256, 128, 32},       {32, 4096, 256, 512, 32},       {32, 1 << 30, 256, 1024, 32},
       {128, 1024, 256, 512, 32},      {128, 4096, 192, 512, 32},      {128, 4096, 256, 1024, 32},
       {128, 1 << 30, 256, 1024, 32},  {512, 1024, 192, 512, 32},      {512, 1024, 256, 1024, 32},
       {1 << 30, 1 << 30, 256, 1024, 32},
