@@ -219,8 +219,11 @@ def main():
             print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} skipped")
             continue
         tj = min((variant_name(*v) for v in VARIANTS), key=lambda v: r.get(f"tilejit_{v}_us", 1e30))
-        tj_us = r[f"tilejit_{tj}_us"]
         peers = {k: r[f"{k}_us"] for k in PEERS if f"{k}_us" in r}
+        if f"tilejit_{tj}_us" not in r or not peers:  # every variant or every peer failed
+            print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} failed (see the jsonl)")
+            continue
+        tj_us = r[f"tilejit_{tj}_us"]
         best = min(peers, key=peers.get)
         print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} {tj_us:>10.1f} {tj:>10} "
               f"{r[f'tilejit_{tj}_TBps']:>5.2f} {100*r[f'tilejit_{tj}_TBps']/read_bw:>4.0f} "

@@ -24,15 +24,16 @@ def main(path):
                   if "hq" in r and "skipped" not in r and "error" not in r}.values())
 
     def best_variant(r):
-        return min(v for k, v in r.items() if k.startswith("tilejit_p") and k.endswith("_us"))
+        return min((v for k, v in r.items() if k.startswith("tilejit_p") and k.endswith("_us")),
+                   default=None)
 
     for label, ours in (("best variant", best_variant), ("tilejit_op", lambda r: r.get("tilejit_op_us"))):
         speedups, slow, low, low_fail, large, large_fail = [], [], 0, [], [], []
         for r in cells:
             t = ours(r)
-            if t is None:
+            peer = min((r[f"{k}_us"] for k in PEERS if f"{k}_us" in r), default=None)
+            if t is None or peer is None:  # failed there (the jsonl says why): not scored
                 continue
-            peer = min(r[f"{k}_us"] for k in PEERS if f"{k}_us" in r)
             name = f"{r['hq']}/{r['hkv']} x {r['batch']} x {r['ctx'] // 1024}K"
             speedups.append(peer / t)
             if t > 1.03 * peer:
