@@ -22,7 +22,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
 from common import bench, decode_reference as reference, rel_err  # noqa: E402
 from decode_data import decode_inputs, merge_heads, merge_step  # noqa: E402
-from decode_goals import PEERS  # noqa: E402
+from decode_goals import peer_times  # noqa: E402
 
 import tilejit  # noqa: E402
 
@@ -219,7 +219,7 @@ def main():
             print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} skipped")
             continue
         tj = min((variant_name(*v) for v in VARIANTS), key=lambda v: r.get(f"tilejit_{v}_us", 1e30))
-        peers = {k: r[f"{k}_us"] for k in PEERS if f"{k}_us" in r}
+        peers = peer_times(r)
         if f"tilejit_{tj}_us" not in r or not peers:  # every variant or every peer failed
             print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} failed (see the jsonl)")
             continue

@@ -13,6 +13,11 @@ import sys
 PEERS = ("unified", "unified_alt", "decode_s4", "decode_s16")
 
 
+def peer_times(record):
+    """The peers' median times (us) of one cell record, by name (a peer that failed is absent)."""
+    return {k: record[f"{k}_us"] for k in PEERS if f"{k}_us" in record}
+
+
 def main(path):
     rows = [json.loads(line) for line in open(path)]
     ceilings = [r["TBps"] for r in rows if r.get("item") == "read_ceiling"]
@@ -31,7 +36,7 @@ def main(path):
         speedups, slow, low, low_fail, large, large_fail = [], [], 0, [], [], []
         for r in cells:
             t = ours(r)
-            peer = min((r[f"{k}_us"] for k in PEERS if f"{k}_us" in r), default=None)
+            peer = min(peer_times(r).values(), default=None)
             if t is None or peer is None:  # failed there (the jsonl says why): not scored
                 continue
             name = f"{r['hq']}/{r['hkv']} x {r['batch']} x {r['ctx'] // 1024}K"

@@ -85,9 +85,8 @@ std::vector<TargetDescription> buildTargets() {
   targets.push_back({"sm_80", "A100", Vendor::kNvidia, "cuda", 32, 108, 1024, 163 * 1024,
                      65536, 255, {mmaF16, mmaBF16}, nvidiaTuning});
   // Per class of cells of bench/results/2026-12-01/final (partitions 64..4096 but 2048, block_n
-  // 32/64,
-  // after shared rows became 32-byte aligned, which made 64-token tiles win most grids; H200,
-  // bf16, head 128, GQA 1/4/8), the variant whose worst cell is fastest against the best peer
+  // 32/64, after shared rows became 32-byte aligned, which made 64-token tiles win most grids;
+  // H200, bf16, head 128, GQA 1/4/8), the variant whose worst cell is fastest against the best peer
   // (the goal that binds); summed times pick the same rows but at 512 pairs past 4K
   // (1024/64: 1 % less in sum, its GQA cell 1.053x the peer instead of 1.033x). Small grids
   // want short partitions (more programs, fewer tiles in series); large grids at long
