@@ -210,7 +210,9 @@ std::unique_ptr<Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sharedByt
 int64_t placedBufferBytes(RankedTensorType tile, int64_t slots) {
   int64_t rowBytes = tile.getDimSize(1) * (tile.getElementTypeBitWidth() / 8);
   assert(rowBytes % 16 == 0 && "placed tiles hold rows of whole 16-byte pieces");
-  if (rowBytes % 64 == 0) rowBytes += 32;
+  // tj/shared.h SharedTile: rows of whole 128-byte lines are XOR-swizzled, unpadded; other
+  // rows of whole 64-byte units take a 32-byte pad.
+  if (rowBytes % 128 != 0 && rowBytes % 64 == 0) rowBytes += 32;
   return llvm::alignTo(slots * tile.getDimSize(0) * rowBytes, 128);
 }
 

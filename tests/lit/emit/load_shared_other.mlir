@@ -3,7 +3,7 @@
 // (no other) copies whole rows.
 // RUN: tilejit compile %s --target sm_90 --emit cpp --no-cache | FileCheck %s
 // CHECK: tj::load_shared<16, 64, 0, 1, 0>(async_copies, args.q
-// CHECK: tj::load_shared<32, 64, 1, 1, 2560, true>(async_copies, args.kv
+// CHECK: tj::load_shared<32, 64, 1, 1, 2048, true>(async_copies, args.kv
 tj.template @t {
   tj.launch grid {
     %one = arith.constant 1 : index

@@ -31,14 +31,14 @@
 // BUDGET: tj.load %query{{.*}} [16, 256] {shared_buffer = 0 : i64, shared_slots = 1 : i64}
 // BUDGET-NOT: shared_buffer
 // The emitted CUDA names the shared tiles, the async record, buffer offsets and the block size;
-// the occupancy hint is clamped to what shared memory allows (2 programs at head 256).
+// the occupancy hint is clamped to what shared memory allows (3 programs at head 256).
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=CPP
 // CPP: #define TJ_MIN_BLOCKS 4
 // CPP: tj::AsyncCopies async_copies;
 // CPP: const tj::SharedTile<tj::bf16, 16, 128> q = tj::load_shared<16, 128, 0, 1, 0, true>(async_copies, args.query
 // CPP: tj::SharedTile<tj::bf16, 32, 128> k = k_first;
-// CPP: tj::paged_load_shared<tj::CacheLayout::Standard, 32, 128, 1, 2, 4608, 16>(async_copies, args.key_cache, args.block_tables, program_x, t_next, end, program_y)
+// CPP: tj::paged_load_shared<tj::CacheLayout::Standard, 32, 128, 1, 2, 4096, 16>(async_copies, args.key_cache, args.block_tables, program_x, t_next, end, program_y)
 // CPP: tj::dot<true>(q, k, zero_s, async_copies)
 // CPP: tj::dot<false>(p_low, v, acc_scaled, async_copies)
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p head_size=256 --emit cpp --no-cache | FileCheck %s --check-prefix=CLAMP
-// CLAMP: #define TJ_MIN_BLOCKS 2
+// CLAMP: #define TJ_MIN_BLOCKS 3

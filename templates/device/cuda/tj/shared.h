@@ -29,14 +29,20 @@ namespace tj {
 // stride of 2 mod 4 pieces (8 rows start at 4 distinct even units, twice) and rows 4..7 of
 // each 8 swap the two pieces of every 32-byte sector (the second four rows start on the odd
 // units); copies still move whole sectors. Rows of an odd number of pieces keep that odd
-// stride. The emitter sizes placed buffers by the same rule (placedBufferBytes).
+// stride. Rows of whole 128-byte lines (heads 64, 128, 192, 256 in 16-bit) need no pad at
+// all: piece p of row r goes to piece p ^ (r % 8) of its line, so any 8 consecutive rows of a
+// column fall in 8 distinct units and the two pieces of a sector stay in one sector (the XOR
+// only swaps them or moves the pair). Unpadded rows are what lets a third 64-token K/V
+// program fit an SM at head 128 (72 KB instead of 83). The emitter sizes placed buffers by
+// the same rule (placedBufferBytes).
 template <typename T, int64_t R, int64_t C>
 struct SharedTile {
   static_assert(sizeof(T) == 2, "shared tiles hold 16-bit elements");
   static constexpr int kPiece = int(16 / sizeof(T));  // elements per 16-byte piece
   static_assert(int(C) % kPiece == 0, "shared tiles hold rows of whole 16-byte pieces");
   static constexpr int kPieces = int(C) / kPiece;
-  static constexpr bool kSwapped = kPieces % 2 == 0;
+  static constexpr bool kXor = kPieces % 8 == 0;
+  static constexpr bool kSwapped = !kXor && kPieces % 2 == 0;
   static constexpr int kStride = kSwapped && kPieces % 4 == 0 ? int(C) + 2 * kPiece : int(C);
   static constexpr int kElems = int(R) * kStride;
   T* data;
@@ -44,12 +50,20 @@ struct SharedTile {
   int buffer;  // the placed buffer it is a slot of
 
   // Element offset of (row, aligned + within) from `data`. `aligned` must be a multiple of two
-  // pieces (a 32-byte sector; `within` may be any column): only `within` is permuted, so an
-  // `aligned` known at compile time stays an immediate of the address (ldmatrix addresses are
-  // one register per thread).
+  // pieces (a 32-byte sector; `within` may be any column). In the padded layouts only
+  // `within` is permuted, so an `aligned` known at compile time stays an immediate of the
+  // address (ldmatrix addresses are one register per thread); in the XOR layout the piece
+  // index within the line is permuted, which costs one logic op where it is not constant.
   static __device__ __forceinline__ int offset(int row, int aligned, int within) {
-    if constexpr (kSwapped) return row * kStride + aligned + (within ^ ((row & 4) * (kPiece / 4)));
-    else return row * kStride + aligned + within;
+    if constexpr (kXor) {
+      const int column = aligned + within;
+      const int piece = column / kPiece;
+      return row * kStride + ((piece & ~7) + ((piece & 7) ^ (row & 7))) * kPiece + column % kPiece;
+    } else if constexpr (kSwapped) {
+      return row * kStride + aligned + (within ^ ((row & 4) * (kPiece / 4)));
+    } else {
+      return row * kStride + aligned + within;
+    }
   }
 };
 
@@ -184,7 +198,7 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
   constexpr int kPasses = (int(BN) + kRowsPerPass - 1) / kRowsPerPass;
   constexpr int kPiecesPerThread = (kRowPieces + kLanes - 1) / kLanes;
   constexpr bool kRagged = int(BN) % kRowsPerPass != 0 || TJ_THREADS % kLanes != 0;
-  static_assert(!S::kSwapped || kLanes % 2 == 0, "paged_load_shared: lanes of a row cover whole sectors");
+  static_assert((!S::kSwapped && !S::kXor) || kLanes % 2 == 0, "paged_load_shared: lanes of a row cover whole sectors");
   const int lane = detail::threadId() % kLanes, rowInPass = detail::threadId() / kLanes;
 #pragma unroll
   for (int m = 0; m < kPasses; ++m) {
