@@ -56,9 +56,8 @@ struct SharedTile {
   // index within the line is permuted, which costs one logic op where it is not constant.
   static __device__ __forceinline__ int offset(int row, int aligned, int within) {
     if constexpr (kXor) {
-      const int column = aligned + within;
-      const int piece = column / kPiece;
-      return row * kStride + ((piece & ~7) + ((piece & 7) ^ (row & 7))) * kPiece + column % kPiece;
+      // XOR on the element index: bits of the piece within its line (kPiece is a power of 2).
+      return row * kStride + ((aligned + within) ^ ((row & 7) * kPiece));
     } else if constexpr (kSwapped) {
       return row * kStride + aligned + (within ^ ((row & 4) * (kPiece / 4)));
     } else {
