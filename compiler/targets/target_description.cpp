@@ -35,10 +35,12 @@ std::vector<TargetDescription> buildTargets() {
       {"paged_decode.block_n", 32},
       {"paged_decode.partition_size", 1024},
       {"paged_decode.num_warps", 4},
-      // 4 programs/SM is what the shared memory allows (K/V double-buffered in shared memory,
-      // ~47 KB per program); capping registers to match (168 -> 128) measured 2.45 -> 2.64 TB/s
-      // at 64x4096 tokens (bench/results/2026-11-29/README.md, session 2).
-      {"paged_decode.min_blocks_per_sm", 4},
+      // Registers capped to the programs shared memory lets reside (the emitter clamps the
+      // hint to that): session 2 measured 168 -> 128 registers, 2.45 -> 2.64 TB/s at 64x4096
+      // tokens (bench/results/2026-11-29/README.md). Unpadded shared rows fit 5 programs of
+      // 32-token tiles at head 128 (90 registers, no spills) and 3 of 64-token tiles.
+      // UNVERIFIED on a GPU (5 instead of 4 on this branch).
+      {"paged_decode.min_blocks_per_sm", 5},
       // One load of 16 partitions' outputs per step: contexts up to 16 x partition_size merge
       // in one memory round trip (bench/profile_small_batch.py).
       {"paged_decode_reduce.partitions_per_step", 16},

@@ -33,7 +33,7 @@
 // The emitted CUDA names the shared tiles, the async record, buffer offsets and the block size;
 // the occupancy hint is clamped to what shared memory allows (3 programs at head 256).
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=CPP
-// CPP: #define TJ_MIN_BLOCKS 4
+// CPP: #define TJ_MIN_BLOCKS 5
 // CPP: tj::AsyncCopies async_copies;
 // CPP: const tj::SharedTile<tj::bf16, 16, 128> q = tj::load_shared<16, 128, 0, 1, 0, true>(async_copies, args.query
 // CPP: tj::SharedTile<tj::bf16, 32, 128> k = k_first;
