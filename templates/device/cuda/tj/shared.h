@@ -143,6 +143,26 @@ __device__ __forceinline__ SharedTile<T, R, C> takeSlot(AsyncCopies& async) {
   return S{base + slot * S::kElems, 0, Buffer};
 }
 
+// *p where `pred` holds, else 0, as one predicated load. Written in PTX so that the row
+// copies of paged_load_shared stay branch-free: left to the compiler, a guarded table lookup
+// may become a branch per row, and then each row's lookup waits for the one before it (the
+// latency of a whole tile at one program per SM: session 9, bench/results/2026-12-01).
+template <typename TI>
+__device__ __forceinline__ TI loadIf(const TI* p, bool pred) {
+  static_assert(sizeof(TI) == 4 || sizeof(TI) == 8, "loadIf: 32- or 64-bit entries");
+  if constexpr (sizeof(TI) == 4) {
+    unsigned v = 0;
+    asm("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q ld.global.b32 %0, [%1]; }"
+        : "+r"(v) : "l"(p), "r"(int(pred)));
+    return TI(v);
+  } else {
+    unsigned long long v = 0;
+    asm("{ .reg .pred q; setp.ne.b32 q, %2, 0; @q ld.global.b64 %0, [%1]; }"
+        : "+l"(v) : "l"(p), "r"(int(pred)));
+    return TI(v);
+  }
+}
+
 // A pointer into shared memory as a 32-bit shared-window address (cp.async, ldmatrix).
 __device__ __forceinline__ unsigned sharedAddress(const void* p) {
   unsigned a;
@@ -205,14 +225,12 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
     if (kRagged && (rowInPass >= kRowsPerPass || row >= int(BN))) continue;
     const int t = first + row;
     const bool in = t >= 0 && t < end;
-    // Masked rows copy nothing (source size 0), from any address.
-    const T* src = cache.data;
-    if (in) {
-      const int logical = t / bs, slot = t - logical * bs;
-      // The table's innermost stride is 1 (the launch check requires dense rows).
-      const long long block = (long long)tableRow[logical];
-      src = headBase + block * cache.stride[0] + (long long)slot * cache.stride[1];
-    }
+    // Masked rows read no table entry and copy nothing (source size 0), from any address.
+    const int tIn = in ? t : 0;
+    const int logical = tIn / bs, slot = tIn - logical * bs;
+    // The table's innermost stride is 1 (the launch check requires dense rows).
+    const long long block = (long long)detail::loadIf(tableRow + logical, in);
+    const T* src = in ? headBase + block * cache.stride[0] + (long long)slot * cache.stride[1] : cache.data;
     const unsigned base = detail::sharedAddress(out.data);
 #pragma unroll
     for (int j = 0; j < kPiecesPerThread; ++j) {
