@@ -225,12 +225,14 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
     if (kRagged && (rowInPass >= kRowsPerPass || row >= int(BN))) continue;
     const int t = first + row;
     const bool in = t >= 0 && t < end;
-    // Masked rows read no table entry and copy nothing (source size 0), from any address.
+    // Masked rows read no table entry (block 0, slot 0: the head's base) and copy nothing
+    // (source size 0). No select on `in` past the lookup: a guarded address computation
+    // becomes a branch per row, and the next row's lookup is not hoisted above it.
     const int tIn = in ? t : 0;
     const int logical = tIn / bs, slot = tIn - logical * bs;
     // The table's innermost stride is 1 (the launch check requires dense rows).
     const long long block = (long long)detail::loadIf(tableRow + logical, in);
-    const T* src = in ? headBase + block * cache.stride[0] + (long long)slot * cache.stride[1] : cache.data;
+    const T* src = headBase + block * cache.stride[0] + (long long)slot * cache.stride[1];
     const unsigned base = detail::sharedAddress(out.data);
 #pragma unroll
     for (int j = 0; j < kPiecesPerThread; ++j) {
