@@ -38,8 +38,9 @@ std::vector<TargetDescription> buildTargets() {
       // Registers capped to the programs shared memory lets reside (the emitter clamps the
       // hint to that): session 2 measured 168 -> 128 registers, 2.45 -> 2.64 TB/s at 64x4096
       // tokens (bench/results/2026-11-29/README.md). Unpadded shared rows fit 5 programs of
-      // 32-token tiles at head 128 (90 registers, no spills) and 3 of 64-token tiles.
-      // UNVERIFIED on a GPU (5 instead of 4 on this branch).
+      // 32-token tiles at head 128 (93 registers, no spills) and 3 of 64-token tiles; hints
+      // 0, 2 and 5 measured within 1 % of each other at 64-token tiles
+      // (bench/results/2026-12-01/s9-swizzle, c2).
       {"paged_decode.min_blocks_per_sm", 5},
       // One load of 16 partitions' outputs per step: contexts up to 16 x partition_size merge
       // in one memory round trip (bench/profile_small_batch.py).
@@ -99,14 +100,20 @@ std::vector<TargetDescription> buildTargets() {
   // 16K, a tie at 32/32 x 64 x 16K, 4 programs per SM instead of 5
   // (bench/results/2026-12-01/s7-depth2; depth 3 loses 10-13 %, and depth 2 loses at 512 pairs).
   // At 33-128 pairs past 2K up to 4K, 2048-token partitions (at 128 pairs x 4K one wave of
-  // 256 programs, two per SM) beat 1024 by 3-5 % at 32/8 and 64/8 x 16 x 4K in three calls
+  // 256 programs) beat 1024 by 3-5 % at 32/8 and 64/8 x 16 x 4K in three calls
   // (bench/results/2026-12-01/s8-tiling; 2048 was not in the first sweep); up to 2K the row
   // keeps 1024, which gives that same wave there (not measured at 2K).
+  // Since shared rows of whole 128-byte lines are XOR-swizzled instead of padded (3 programs
+  // of 64-token tiles per SM instead of 2, 5 of 32-token tiles), the re-sweep of s9-swizzle
+  // (c4, partitions 128..4096 x block_n 32/64) keeps every row but one: 33-128 pairs past 4K
+  // take 32-token tiles (512 programs: one wave at 5 per SM; 64-token tiles left 1.3 waves
+  // and 0.92x the peer at 32/8 x 16 x 16K, 32-token tiles 1.13x). The depth-2 row now ties
+  // its depth-1 neighbour (4096/64: 1.019x against 1.018x at 64/8 x 256 x 16K).
   const std::vector<DecodeTiling> h200DecodeTilings = {
       {8, 1024, 128, 128, 64},        {8, 4096, 128, 256, 64},        {8, 1 << 30, 128, 512, 64},
       {32, 1024, 128, 128, 32},       {32, 4096, 128, 512, 64},       {32, 1 << 30, 128, 1024, 32},
       {128, 1024, 128, 512, 64},      {128, 2048, 128, 1024, 64},     {128, 4096, 128, 2048, 64},
-      {128, 1 << 30, 128, 4096, 64},
+      {128, 1 << 30, 128, 4096, 32},
       {512, 1024, 128, 1024, 32},     {512, 4096, 128, 4096, 32},     {512, 1 << 30, 128, 4096, 64},
       {1 << 30, 1024, 128, 1024, 64}, {1 << 30, 4096, 128, 4096, 64},
       {1 << 30, 1 << 30, 128, 4096, 32, 2},
