@@ -122,7 +122,9 @@ std::vector<TargetDescription> buildTargets() {
       // small grids want the short partitions head 128 takes; large ones 1024 (within 1.5 %
       // of 4096 there, and up to 19 % better at 128 pairs x 16K). Not measured at these heads:
       // 9-32 pairs (the head-128 table's partitions for the same grid) and contexts between
-      // 1K, 4K and 16K.
+      // 1K, 4K and 16K. Chosen at 2 programs per SM; with unpadded rows (s9-swizzle) head 256
+      // fits 3, and its 512-program grids (128 pairs x 4K, 512 x 1K: 1.3 waves now) fell to
+      // 0.86x/0.95x the peer while 16K gained 4 %: these rows await a re-sweep.
       {8, 1024, 256, 128, 32},        {8, 1 << 30, 256, 512, 32},
       {32, 1024, 256, 128, 32},       {32, 4096, 256, 512, 32},       {32, 1 << 30, 256, 1024, 32},
       {128, 1024, 256, 512, 32},      {128, 4096, 192, 512, 32},      {128, 4096, 256, 1024, 32},

@@ -33,8 +33,9 @@ namespace tj {
 // all: piece p of row r goes to piece p ^ (r % 8) of its line, so any 8 consecutive rows of a
 // column fall in 8 distinct units and the two pieces of a sector stay in one sector (the XOR
 // only swaps them or moves the pair). Unpadded rows are what lets a third 64-token K/V
-// program fit an SM at head 128 (72 KB instead of 83). The emitter sizes placed buffers by
-// the same rule (placedBufferBytes).
+// program fit an SM at head 128 (75 KB instead of 83): 3-6 % faster at large grids
+// (bench/results/2026-12-01/s9-swizzle). The emitter sizes placed buffers by the same rule
+// (placedBufferBytes).
 template <typename T, int64_t R, int64_t C>
 struct SharedTile {
   static_assert(sizeof(T) == 2, "shared tiles hold 16-bit elements");
@@ -146,7 +147,7 @@ __device__ __forceinline__ SharedTile<T, R, C> takeSlot(AsyncCopies& async) {
 // *p where `pred` holds, else 0, as one predicated load. Written in PTX so that the row
 // copies of paged_load_shared stay branch-free: left to the compiler, a guarded table lookup
 // may become a branch per row, and then each row's lookup waits for the one before it (the
-// latency of a whole tile at one program per SM: session 9, bench/results/2026-12-01).
+// latency of a whole tile at one program per SM: bench/results/2026-12-01/s9-swizzle).
 template <typename TI>
 __device__ __forceinline__ TI loadIf(const TI* p, bool pred) {
   static_assert(sizeof(TI) == 4 || sizeof(TI) == 8, "loadIf: 32- or 64-bit entries");
