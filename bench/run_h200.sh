@@ -35,10 +35,12 @@ for step in $steps; do
         PARTITIONS=64,128,256,512,1024 BLOCK_NS=32,64 MERGE_IN_KERNEL=0,1 \
         python3 bench/bench_decode.py 2>&1 | tee "$OUT/merge-in-kernel/merge_in_kernel.txt" | tail -12 ;;
     # heads 192 and 256 (their own table rows): eight 32/8 cells, partitions at 32-token tiles
+    # (64-token tiles leave one program per SM at head 256); the ranking per table class too
     heads) for h in 192 256; do mkdir -p "$OUT/head$h"; OUT="$OUT/head$h" HEAD_SIZE=$h \
         CELLS=32/8:1:1024,32/8:1:16384,32/8:16:1024,32/8:16:4096,32/8:16:16384,32/8:64:1024,32/8:64:16384,32/8:256:4096 \
-        PARTITIONS=${PARTITIONS:-128,512,1024,4096} BLOCK_NS=32 python3 bench/bench_decode.py 2>&1 | tee "$OUT/head$h/log.txt" | tail -10
-        python3 bench/decode_goals.py "$OUT/head$h/decode_tilejit.jsonl" > "$OUT/head$h/goals.txt"; done ;;
+        PARTITIONS=${PARTITIONS:-128,256,512,1024,2048,4096} BLOCK_NS=32 python3 bench/bench_decode.py 2>&1 | tee "$OUT/head$h/log.txt" | tail -10
+        python3 bench/decode_goals.py "$OUT/head$h/decode_tilejit.jsonl" > "$OUT/head$h/goals.txt"
+        python3 bench/decode_table.py "$OUT/head$h/decode_tilejit.jsonl" > "$OUT/head$h/table.txt"; done ;;
     # a few cells, one tiling each: a check of a change, not the table
     decode-check) mkdir -p "$OUT/check"; OUT="$OUT/check" CELLS=64/8:64:16384,32/32:64:16384,32/8:16:1024 PARTITIONS=512,4096 BLOCK_NS=32 \
         python3 bench/bench_decode.py 2>&1 | tee "$OUT/check/decode_check.txt" | tail -5 ;;
