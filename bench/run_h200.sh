@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One device call: GPU tests, the main job on the GPU, then the benchmarks. Expects
 # scripts/stage_for_device.sh to have filled .device/bin and the peer kernels in .peers/.
-# Usage (device tool): bash bench/run_h200.sh [tests] [run] [memory] [small] [decode] [decode-check] [heads] [gqa-gap] [small-warps] [merge-in-kernel] [jit]
+# Usage (device tool): bash bench/run_h200.sh [tests] [run] [memory] [small] [decode] [decode-check] [heads] [gqa-gap] [small-warps] [merge-in-kernel] [jit] [ab]
 set -uo pipefail
 OUT=${OUT:-/tmp/out}
 B=.device/bin
@@ -44,6 +44,18 @@ for step in $steps; do
     # a few cells, one tiling each: a check of a change, not the table
     decode-check) mkdir -p "$OUT/check"; OUT="$OUT/check" CELLS=64/8:64:16384,32/32:64:16384,32/8:16:1024 PARTITIONS=512,4096 BLOCK_NS=32 \
         python3 bench/bench_decode.py 2>&1 | tee "$OUT/check/decode_check.txt" | tail -5 ;;
+    # A/B of two builds in one call: .device/ab (scripts/stage_ab.sh REV) against .device/bin;
+    # the GPU tests of the second build, then the matrix (the op and PARTITIONS x BLOCK_NS)
+    # with bin, ab, bin again (the drift within the call).
+    ab) mkdir -p "$OUT/ab"; cp .device/ab/REV "$OUT/ab/" 2>/dev/null
+      LD_LIBRARY_PATH=$PWD/$B .device/ab/tilejit_gpu_tests --gtest_brief=1 > "$OUT/ab/gpu_tests.txt" 2>&1
+      tail -3 "$OUT/ab/gpu_tests.txt"
+      for build in bin ab bin2; do dir=.device/${build%2}; mkdir -p "$OUT/ab/$build"
+        OUT="$OUT/ab/$build" LD_LIBRARY_PATH=$PWD/$B TILEJIT_LIB=$dir/libtilejit_c.so TILEJIT_CACHE_DIR=/tmp/tilejit-ab-$build \
+          PARTITIONS=${PARTITIONS:-1024} BLOCK_NS=${BLOCK_NS:-32,64} python3 bench/bench_decode.py > "$OUT/ab/$build/log.txt" 2>&1
+        python3 bench/decode_goals.py "$OUT/ab/$build/decode_tilejit.jsonl" > "$OUT/ab/$build/goals.txt"
+        grep -A4 tilejit_op "$OUT/ab/$build/goals.txt"; done
+      python3 bench/decode_compare.py "$OUT"/ab/{bin,ab,bin2}/decode_tilejit.jsonl > "$OUT/ab/compare.txt" ;;
     jit)
       rm -rf /tmp/tilejit-jit && export TILEJIT_CACHE_DIR=/tmp/tilejit-jit
       # nvrtc 12.9+ keeps its own compile cache in the driver's: off for the cold figures.

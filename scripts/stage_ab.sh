@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Adds a second build to .device for an A/B in one device call (bench/run_h200.sh ab): checks
+# out REV, builds the C ABI library and the GPU tests incrementally in build/, copies them
+# (stripped) to .device/ab, then checks the current branch out and rebuilds it. Run after
+# scripts/stage_for_device.sh (which empties .device); Abseil comes from .device/bin.
+# Usage: bash scripts/stage_ab.sh REV
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rev=${1:?usage: stage_ab.sh REV}
+if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
+  echo "stage_ab.sh: the work tree has uncommitted changes; commit or stash them first" >&2
+  exit 1
+fi
+here=$(git symbolic-ref --quiet --short HEAD || git rev-parse HEAD)
+restore() { git checkout -q "$here" && ninja -C build tilejit_c tilejit_gpu_tests > /dev/null; }
+trap restore EXIT
+git checkout -q "$rev"
+ninja -C build tilejit_c tilejit_gpu_tests > /dev/null
+rm -rf .device/ab && mkdir -p .device/ab
+for f in libtilejit_c.so tilejit_gpu_tests; do
+  cp "build/bin/$f" .device/ab/
+  strip --strip-unneeded ".device/ab/$f"
+done
+git log -1 --format='%h %s' > .device/ab/REV
+du -sh .device
