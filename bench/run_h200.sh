@@ -48,7 +48,7 @@ for step in $steps; do
     # the GPU tests of the second build, then the matrix (the op and PARTITIONS x BLOCK_NS)
     # with bin, ab, bin again (the drift within the call).
     ab) mkdir -p "$OUT/ab"; cp .device/ab/REV "$OUT/ab/" 2>/dev/null
-      LD_LIBRARY_PATH=$PWD/$B .device/ab/tilejit_gpu_tests --gtest_brief=1 > "$OUT/ab/gpu_tests.txt" 2>&1
+      LD_LIBRARY_PATH=$PWD/$B TILEJIT_CACHE_DIR=/tmp/tilejit-ab-tests .device/ab/tilejit_gpu_tests --gtest_brief=1 > "$OUT/ab/gpu_tests.txt" 2>&1
       tail -3 "$OUT/ab/gpu_tests.txt"
       for build in bin ab bin2; do dir=.device/${build%2}; mkdir -p "$OUT/ab/$build"
         OUT="$OUT/ab/$build" LD_LIBRARY_PATH=$PWD/$B TILEJIT_LIB=$dir/libtilejit_c.so TILEJIT_CACHE_DIR=/tmp/tilejit-ab-$build \
