@@ -4,22 +4,14 @@ builds made in one device call.
 
     python3 bench/decode_compare.py RUN_A/decode_tilejit.jsonl RUN_B/decode_tilejit.jsonl ...
 """
-import json
 import os
 import sys
 
-
-def load(path):
-    cells = {}
-    for line in open(path):
-        cell = json.loads(line)
-        if "hq" in cell:
-            cells[(cell["hq"], cell["hkv"], cell["batch"], cell["ctx"])] = cell
-    return cells
+from decode_goals import cells_of, read_run
 
 
 def main(paths):
-    runs = [(os.path.basename(os.path.dirname(os.path.abspath(p))), load(p)) for p in paths]
+    runs = [(os.path.basename(os.path.dirname(os.path.abspath(p))), cells_of(read_run(p))) for p in paths]
     names = sorted({k[:-3] for c in runs[0][1].values() for k in c
                     if k.startswith("tilejit") and k.endswith("_us")})
     print("cell".ljust(18), " ".join(f"{run[:6]}:{n[8:]}".rjust(16) for run, _ in runs for n in names))

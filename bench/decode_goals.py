@@ -18,15 +18,30 @@ def peer_times(record):
     return {k: record[f"{k}_us"] for k in PEERS if f"{k}_us" in record}
 
 
+def best_peer(record):
+    """The best peer's time (us) of one cell record; None where every peer failed."""
+    return min(peer_times(record).values(), default=None)
+
+
+def read_run(path):
+    """The records of a bench_decode.py run (decode_tilejit.jsonl)."""
+    return [json.loads(line) for line in open(path)]
+
+
+def cells_of(rows):
+    """The measured cells of a run by (hq, hkv, batch, ctx): bench_decode.py appends, so a cell
+    measured twice counts once, as measured last; skipped and failed cells are left out."""
+    return {(r["hq"], r["hkv"], r["batch"], r["ctx"]): r for r in rows
+            if "hq" in r and "skipped" not in r and "error" not in r}
+
+
 def main(path):
-    rows = [json.loads(line) for line in open(path)]
+    rows = read_run(path)
     ceilings = [r["TBps"] for r in rows if r.get("item") == "read_ceiling"]
     if not ceilings:
         sys.exit(f"{path}: no read_ceiling record (not a bench_decode.py run?)")
     ceiling = ceilings[-1]
-    # bench_decode.py appends: a cell measured twice counts once, as measured last.
-    cells = list({(r["hq"], r["hkv"], r["batch"], r["ctx"]): r for r in rows
-                  if "hq" in r and "skipped" not in r and "error" not in r}.values())
+    cells = list(cells_of(rows).values())
 
     def best_variant(r):
         return min((v for k, v in r.items() if k.startswith("tilejit_p") and k.endswith("_us")),
@@ -36,7 +51,7 @@ def main(path):
         speedups, slow, low, low_fail, large, large_fail = [], [], 0, [], [], []
         for r in cells:
             t = ours(r)
-            peer = min(peer_times(r).values(), default=None)
+            peer = best_peer(r)
             if t is None or peer is None:  # failed there (the jsonl says why): not scored
                 continue
             name = f"{r['hq']}/{r['hkv']} x {r['batch']} x {r['ctx'] // 1024}K"

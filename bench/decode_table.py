@@ -2,15 +2,16 @@
 compiler/targets/target_description.cpp is chosen: cells grouped by grid class (kv-head x
 sequence pairs up to 8/32/128/512/more, context up to 1K/4K/more), and per class the variants
 ranked by their worst cell against the best peer (the goal that binds), then the geomean.
+The classes are the breakpoints of the table's head-128 rows (its 2K row of 33-128 pairs has
+no cell of the matrix of its own).
 
     python3 bench/decode_table.py RUN/decode_tilejit.jsonl [TOP]
 """
-import json
 import math
 import sys
 from collections import defaultdict
 
-from decode_goals import peer_times
+from decode_goals import best_peer, cells_of, read_run
 
 PAIRS = [8, 32, 128, 512, math.inf]
 CONTEXTS = [1024, 4096, math.inf]
@@ -22,8 +23,7 @@ def grid_class(cell):
 
 
 def main(path, top):
-    cells = [json.loads(line) for line in open(path)]
-    cells = [c for c in cells if "hq" in c and peer_times(c)]
+    cells = [c for c in cells_of(read_run(path)).values() if best_peer(c) is not None]
     classes = defaultdict(list)
     for cell in cells:
         classes[grid_class(cell)].append(cell)
@@ -34,7 +34,7 @@ def main(path, top):
         for name in names:
             if not all(f"{name}_us" in c for c in group):
                 continue
-            speedups = [min(peer_times(c).values()) / c[f"{name}_us"] for c in group]
+            speedups = [best_peer(c) / c[f"{name}_us"] for c in group]
             geomean = math.exp(sum(map(math.log, speedups)) / len(speedups))
             ranked.append((min(speedups), geomean, name, speedups))
         ranked.sort(reverse=True)
