@@ -137,9 +137,9 @@ tj.template @paged_decode {
       %zero = arith.constant 0.0 : f32
       %ninf = arith.constant 0xFF800000 : f32
       %m0 = tj.full %ninf [q_rows] : f32 -> tensor<?xf32>
-      %l0 = tj.full %zero [q_rows] : f32 -> tensor<?xf32>
       %acc0 = tj.full %zero [q_rows, head_size] : f32 -> tensor<?x?xf32>
       %zero_s = tj.full %zero [q_rows, block_n] : f32 -> tensor<?x?xf32>
+      %l_cols0 = tj.full %zero [q_rows, block_n] : f32 -> tensor<?x?xf32>
       %ninf_s = tj.full %ninf [q_rows, block_n] : f32 -> tensor<?x?xf32>
       %scale_s = tj.full %scale [q_rows, block_n] : f32 -> tensor<?x?xf32>
       %zero_r = tj.full %zero [q_rows] : f32 -> tensor<?xf32>
@@ -162,9 +162,12 @@ tj.template @paged_decode {
       %v_first = tj.paged_load %value_cache, %block_tables[%seq] tokens %start limit %end head %kv_head [block_n, head_size]
           : !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
 
-      %m, %l, %acc, %k_past, %v_past = scf.for %t0 = %start to %end step %block_n
-          iter_args(%m_i = %m0, %l_i = %l0, %acc_i = %acc0, %k = %k_first, %v = %v_first)
-          -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>) {
+      // The row sums are carried per column (l_cols) and summed once after the loop: a row
+      // reduction per tile is a cross-warp exchange (a barrier in the tile's chain), and
+      // scaled by the same alpha every tile, the columns sum to the same l.
+      %m, %l_cols, %acc, %k_past, %v_past = scf.for %t0 = %start to %end step %block_n
+          iter_args(%m_i = %m0, %l_i = %l_cols0, %acc_i = %acc0, %k = %k_first, %v = %v_first)
+          -> (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>) {
         // The next tile (all rows masked past the partition's end: nothing is read there).
         %t_next = arith.addi %t0, %block_n : index
         %k_next = tj.paged_load %key_cache, %block_tables[%seq] tokens %t_next limit %end head %kv_head [block_n, head_size]
@@ -236,20 +239,21 @@ tj.template @paged_decode {
         %shift_2d = tj.broadcast %shift_col [q_rows, block_n] : tensor<?x1xf32> -> tensor<?x?xf32>
         %rel = arith.subf %logits, %shift_2d : tensor<?x?xf32>
         %p = math.exp %rel : tensor<?x?xf32>
-        %p_sum = tj.reduce sum %p axis 1 : tensor<?x?xf32> -> tensor<?xf32>
-        %l_scaled = arith.mulf %l_i, %alpha : tensor<?xf32>
-        %l_new = arith.addf %l_scaled, %p_sum : tensor<?xf32>
-        %p_low = arith.truncf %p : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
         %alpha_col = tj.expand_dims %alpha axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+        %alpha_s = tj.broadcast %alpha_col [q_rows, block_n] : tensor<?x1xf32> -> tensor<?x?xf32>
+        %l_scaled = arith.mulf %l_i, %alpha_s : tensor<?x?xf32>
+        %l_new = arith.addf %l_scaled, %p : tensor<?x?xf32>
+        %p_low = arith.truncf %p : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
         %alpha_2d = tj.broadcast %alpha_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
         %acc_scaled = arith.mulf %acc_i, %alpha_2d : tensor<?x?xf32>
         %acc_new = tj.dot %p_low, %v, %acc_scaled
             : tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?xf32> -> tensor<?x?xf32>
         scf.yield %m_new, %l_new, %acc_new, %k_next, %v_next
-            : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>
+            : tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>
       } {tj.prefetch_depth = "prefetch_depth"}
 
       // Partial result of this partition: acc / l and lse = m + log(l); an empty one is 0, -inf.
+      %l = tj.reduce sum %l_cols axis 1 : tensor<?x?xf32> -> tensor<?xf32>
       %l_zero = arith.cmpf oeq, %l, %zero_r : tensor<?xf32>
       %one = arith.constant 1.0 : f32
       %one_r = tj.full %one [q_rows] : f32 -> tensor<?xf32>
