@@ -117,19 +117,20 @@ std::vector<TargetDescription> buildTargets() {
       {512, 1024, 128, 1024, 32},     {512, 4096, 128, 4096, 32},     {512, 1 << 30, 128, 4096, 64},
       {1 << 30, 1024, 128, 1024, 64}, {1 << 30, 4096, 128, 4096, 64},
       {1 << 30, 1 << 30, 128, 4096, 32, 2},
-      // Heads 192 and 256 (bench/results/2026-12-01/s8-heads: 32/8 heads, batch 1/16/64/256,
-      // partitions 128..4096 at 32-token tiles, the only ones that fit two programs per SM):
-      // small grids want the short partitions head 128 takes; large ones 1024 (within 1.5 %
-      // of 4096 there, and up to 19 % better at 128 pairs x 16K). Not measured at these heads:
-      // 9-32 pairs (the head-128 table's partitions for the same grid) and contexts between
-      // 1K, 4K and 16K. Chosen at 2 programs per SM; with unpadded rows (s9-swizzle) head 256
-      // fits 3, and its 512-program grids (128 pairs x 4K, 512 x 1K: 1.3 waves now) fell to
-      // 0.86x/0.95x the peer while 16K gained 4 %: these rows await a re-sweep.
+      // Heads 192 and 256: 32-token tiles (64-token ones do not fit beside each other).
+      // Re-swept after the unpadded rows (bench/results/2026-12-01/s10-heads: 32/8 heads,
+      // batch 1/16/64/256, partitions 128..4096, the variant whose worst cell is fastest per
+      // class): small grids want the short partitions head 128 takes; 128 pairs past 1K want
+      // 2048 (one wave at 3 per SM; the old 512/1024 made 1.3 waves: 0.88x the peer at head
+      // 256 x 16 x 4K, now 1.06x), 512 pairs at 1K 512 (1024 was 0.97x at head 256), and past
+      // 1K the large grids 2048 at head 192 and 4096 at head 256 (2-4 % over 1024). Not
+      // measured at these heads: 9-32 pairs (the head-128 table's partitions for the same
+      // grid) and contexts between 1K, 4K and 16K.
       {8, 1024, 256, 128, 32},        {8, 1 << 30, 256, 512, 32},
       {32, 1024, 256, 128, 32},       {32, 4096, 256, 512, 32},       {32, 1 << 30, 256, 1024, 32},
-      {128, 1024, 256, 512, 32},      {128, 4096, 192, 512, 32},      {128, 4096, 256, 1024, 32},
-      {128, 1 << 30, 256, 1024, 32},  {512, 1024, 192, 512, 32},      {512, 1024, 256, 1024, 32},
-      {1 << 30, 1 << 30, 256, 1024, 32},
+      {128, 1024, 256, 512, 32},      {128, 1 << 30, 256, 2048, 32},
+      {512, 1024, 256, 512, 32},      {512, 1 << 30, 192, 2048, 32},  {512, 1 << 30, 256, 4096, 32},
+      {1 << 30, 1 << 30, 192, 2048, 32}, {1 << 30, 1 << 30, 256, 4096, 32},
   };
   targets.push_back({"sm_90", "H100/H200", Vendor::kNvidia, "cuda", 32, 132, 1024, 227 * 1024,
                      65536, 255, {mmaF16, mmaBF16}, nvidiaTuning, h200DecodeTilings});

@@ -203,12 +203,12 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
     EXPECT_EQ(tiling->blockN, e.blockN);
     EXPECT_EQ(tiling->prefetchDepth, e.prefetchDepth);
   }
-  // Heads 192/256 (s8-heads): 32-token tiles, partitions by grid and head.
+  // Heads 192/256 (s10-heads): 32-token tiles, partitions by grid and head.
   for (const auto& [pairs, len, head, partition] :
-       std::vector<std::array<int64_t, 4>>{{8, 1024, 256, 128},  {8, 16384, 192, 512},
-                                           {128, 4096, 192, 512}, {128, 4096, 256, 1024},
-                                           {512, 1024, 192, 512}, {512, 1024, 256, 1024},
-                                           {4096, 4096, 256, 1024}}) {
+       std::vector<std::array<int64_t, 4>>{{8, 1024, 256, 128},    {8, 16384, 192, 512},
+                                           {128, 4096, 192, 2048}, {128, 16384, 256, 2048},
+                                           {512, 1024, 192, 512},  {512, 1024, 256, 512},
+                                           {512, 16384, 192, 2048}, {4096, 4096, 256, 4096}}) {
     SCOPED_TRACE(absl::StrCat(pairs, " pairs, max_model_len ", len, ", head ", head));
     auto tiling = chooseDecodeTiling(**h200, pairs, len, head);
     ASSERT_TRUE(tiling.has_value());
