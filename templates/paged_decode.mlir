@@ -6,8 +6,10 @@
 // Each program writes the group's partial output and LSE of its partition, and
 // paged_decode_reduce merges them - or, with merge_in_kernel, the last program of the
 // (sequence, kv head) to finish does (tj.arrive); a sequence that fits in one partition gets
-// its output written here and the merge skips it. Values past a sequence's end are never
-// read: paged_load masks those rows, and their logits are -inf.
+// its output written here and the merge skips it. A grid of one partition (max_partitions 1:
+// every context up to max_model_len fits) writes every output here, zeros for empty
+// sequences too, so the merge need not be launched at all. Values past a sequence's end are
+// never read: paged_load masks those rows, and their logits are -inf.
 tj.template @paged_decode {
   tj.param @dtype : type values [f16, bf16] default bf16
   tj.param @head_size : int values [64, 80, 96, 112, 128, 192, 256] default 128
@@ -116,12 +118,25 @@ tj.template @paged_decode {
         : !tj.view<[num_seqs, max_blocks_per_seq], i32>
     %len_i32 = tj.load_scalar %seq_lens[%seq] : !tj.view<[num_seqs], i32> -> i32
     %seq_len = arith.index_cast %len_i32 : i32 to index
-    %active = arith.cmpi slt, %start, %seq_len : index
+    %has_tokens = arith.cmpi slt, %start, %seq_len : index
     %head0 = arith.muli %kv_head, %ratio : index
     %head_end = arith.addi %head0, %ratio : index
     %num_seqs = tj.shape_symbol "num_seqs" : index
+    %max_partitions = tj.shape_symbol "max_partitions" : index
     %head_size = tj.param_value @head_size : index
     %merge_here = tj.param_value @merge_in_kernel : i1
+    // A sequence of no token has output 0; the merge kernel writes it, or where there is none
+    // (merge_in_kernel, or a grid of one partition) the first partition's program does, down
+    // the same path as any other: no token is read, the sums stay 0, and the output 0. (A
+    // branch of its own would hold a [q_rows, head_size] tile of zeros in shared memory,
+    // 16 KB at head 256: one program less per SM.)
+    %first_partition = arith.cmpi eq, %partition, %c0 : index
+    %no_token = arith.cmpi sle, %seq_len, %c0 : index
+    %first_of_none = arith.andi %first_partition, %no_token : i1
+    %one_partition = arith.cmpi eq, %max_partitions, %c1 : index
+    %no_merge_kernel = arith.ori %merge_here, %one_partition : i1
+    %writes_zeros = arith.andi %no_merge_kernel, %first_of_none : i1
+    %active = arith.ori %has_tokens, %writes_zeros : i1
     scf.if %active {
       %past_partition = arith.addi %start, %partition_size : index
       %end = arith.minsi %past_partition, %seq_len : index
@@ -267,14 +282,17 @@ tj.template @paged_decode {
       %lse_valid = arith.addf %m, %log_l : tensor<?xf32>
       %lse = arith.select %l_zero, %ninf_r, %lse_valid : tensor<?xi1>, tensor<?xf32>
       // The only partition of its sequence holds the final output (the merge skips the
-      // sequence): no partial round trip through memory and no merge work.
-      %single = arith.cmpi sle, %seq_len, %partition_size : index
+      // sequence): no partial round trip through memory and no merge work. A context past
+      // max_partitions partitions is cut there (as the merge cuts it), so in a grid of one
+      // partition every sequence has one; an empty sequence here has none (output 0).
+      %needed = arith.ceildivsi %seq_len, %partition_size : index
+      %used = arith.minsi %needed, %max_partitions : index
+      %single = arith.cmpi sle, %used, %c1 : index
       scf.if %single {
         %final = arith.truncf %normalized : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
         tj.store %final, %output[%seq, %head0, %c0] limits [%num_seqs, %head_end, %head_size]
             : tensor<?x?x!tj.dtype<"dtype">>, !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
       } else {
-        %max_partitions = tj.shape_symbol "max_partitions" : index
         tj.store %normalized, %partial_out[%seq, %partition, %head0, %c0]
             limits [%num_seqs, %max_partitions, %head_end, %head_size]
             : tensor<?x?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32>
@@ -282,10 +300,7 @@ tj.template @paged_decode {
             : tensor<?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads], f32>
         scf.if %merge_here {
           // Every partition of the grid that starts before the sequence's end arrives, after
-          // its stores (a context past max_partitions partitions is cut there, as the merge
-          // kernel cuts it).
-          %needed = arith.ceildivsi %seq_len, %partition_size : index
-          %used = arith.minsi %needed, %max_partitions : index
+          // its stores.
           %last_here = tj.arrive %arrivals[%seq, %kv_head] count %used
               : !tj.view<[num_seqs, num_kv_heads], i32>
           scf.if %last_here {
@@ -341,20 +356,6 @@ tj.template @paged_decode {
                 : tensor<?x?x!tj.dtype<"dtype">>, !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
           }
         }
-      }
-    } else {
-      // A sequence of no token has output 0; the merge kernel writes it, or without one the
-      // first partition's program.
-      %first_partition = arith.cmpi eq, %partition, %c0 : index
-      %no_token = arith.cmpi sle, %seq_len, %c0 : index
-      %first_of_none = arith.andi %first_partition, %no_token : i1
-      %write_zero = arith.andi %merge_here, %first_of_none : i1
-      scf.if %write_zero {
-        %zero_e = arith.constant 0.0 : f32
-        %zeros = tj.full %zero_e [q_rows, head_size] : f32 -> tensor<?x?xf32>
-        %zeros_out = arith.truncf %zeros : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
-        tj.store %zeros_out, %output[%seq, %head0, %c0] limits [%num_seqs, %head_end, %head_size]
-            : tensor<?x?x!tj.dtype<"dtype">>, !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
       }
     }
   }

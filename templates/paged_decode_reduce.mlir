@@ -1,7 +1,9 @@
 // Second half of paged decode: merges the partitions' partial outputs by their LSEs,
 // `heads_per_program` q heads per program. Only partitions that hold tokens of the sequence are
-// read (cdiv(seq_len, partition_size) of them; the rest of the workspace never is); a sequence
-// of one partition is skipped: paged_decode wrote its output. The partitions are taken
+// read (cdiv(seq_len, partition_size) of them, at most max_partitions: a longer context is
+// cut there; the rest of the workspace never is); a sequence of one partition is skipped:
+// paged_decode wrote its output (in a grid of one partition, every sequence's but the empty
+// ones', which paged_decode writes too: the op then does not launch this kernel at all). The partitions are taken
 // `partitions_per_step` at a time in one load each for outputs and LSEs, so a program waits for
 // memory once per step rather than once per partition (small batches at long context are
 // latency-bound here), merged online as the split-K kernel merges tiles. A sequence of length 0
@@ -59,7 +61,7 @@ tj.template @paged_decode_reduce {
     %partitions = arith.minsi %used, %max_partitions : index
 
     %c1 = arith.constant 1 : index
-    %merge = arith.cmpi ne, %used, %c1 : index
+    %merge = arith.cmpi ne, %partitions, %c1 : index
     scf.if %merge {
       %zero = arith.constant 0.0 : f32
       %one = arith.constant 1.0 : f32

@@ -1,6 +1,7 @@
 // Paged decode as one call: the split-K kernel (paged_decode) and the partition merge
 // (paged_decode_reduce) specialized together, launched back to back on the caller's stream;
-// with the tuning merge_in_kernel=1 the split-K kernel merges itself and runs alone. The
+// with the tuning merge_in_kernel=1, or where partial_out has one partition (max_model_len
+// within partition_size), the split-K kernel writes every output and runs alone. The
 // workspaces (partials, arrival counters) are the caller's, so a launch never allocates and
 // can be captured in a CUDA graph.
 #pragma once

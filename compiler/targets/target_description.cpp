@@ -109,10 +109,15 @@ std::vector<TargetDescription> buildTargets() {
   // take 32-token tiles (512 programs: one wave at 5 per SM; 64-token tiles left 1.3 waves
   // and 0.92x the peer at 32/8 x 16 x 16K, 32-token tiles 1.13x). The depth-2 row now ties
   // its depth-1 neighbour (4096/64: 1.019x against 1.018x at 64/8 x 256 x 16K).
+  // Since a grid of one partition runs without the merge kernel (s10-merge: 1.3 us less at
+  // 32/8 and 64/8 x 16 x 1K, 25.0 against 26.4 us), 65-128 pairs up to 1K take one 1024-token
+  // partition (128 programs) instead of two of 512 (26.7 us with the merge); 33-64 pairs keep
+  // 512 (not measured there: one partition would leave half the SMs idle at 64 pairs).
   const std::vector<DecodeTiling> h200DecodeTilings = {
       {8, 1024, 128, 128, 64},        {8, 4096, 128, 256, 64},        {8, 1 << 30, 128, 512, 64},
       {32, 1024, 128, 128, 32},       {32, 4096, 128, 512, 64},       {32, 1 << 30, 128, 1024, 32},
-      {128, 1024, 128, 512, 64},      {128, 2048, 128, 1024, 64},     {128, 4096, 128, 2048, 64},
+      {64, 1024, 128, 512, 64},       {128, 1024, 128, 1024, 64},
+      {128, 2048, 128, 1024, 64},     {128, 4096, 128, 2048, 64},
       {128, 1 << 30, 128, 4096, 32},
       {512, 1024, 128, 1024, 32},     {512, 4096, 128, 4096, 32},     {512, 1 << 30, 128, 4096, 64},
       {1 << 30, 1024, 128, 1024, 64}, {1 << 30, 4096, 128, 4096, 64},

@@ -18,6 +18,9 @@ struct DecodeCase {
   int64_t numKvHeads = 2;
   float softCapValue = 0;
   int32_t slidingWindow = 0;
+  // Only the lengths up to partition_size: a grid of one partition, which PagedDecode runs
+  // without the merge kernel (the split-K kernel writes every output, empty sequences' too).
+  bool onePartition = false;
 };
 
 inline std::vector<DecodeCase> decodeCases(bool full) {
@@ -106,6 +109,16 @@ inline std::vector<DecodeCase> decodeCases(bool full) {
     c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"merge_in_kernel", "1"}};
     DecodeCase* added = add("merge_in_kernel" + std::to_string(ratio), c);
     if (ratio == 3) added->slidingWindow = 50;
+  }
+  for (int64_t ratio : {4, 3}) {
+    // One partition holds every context (max_partitions 1): no merge kernel is launched, so
+    // the empty sequence's zeros and every output come from the split-K kernel.
+    PagedDecodeConfig c = base;
+    c.gqaRatio = ratio;
+    c.tuning = {{"partition_size", "64"}, {"block_n", "32"}};
+    DecodeCase* added = add("one_partition" + std::to_string(ratio), c);
+    added->onePartition = true;
+    if (ratio == 3) added->slidingWindow = 20;
   }
   for (int64_t depth : {2, 3}) {
     // K/V tiles two and three steps ahead (tj-deepen-loop-prefetch): partitions of several

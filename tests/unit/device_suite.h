@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -82,7 +83,14 @@ inline void expectDecodeCaseMatches(SuiteResources& suite, const DecodeCase& c, 
   DecodeProblem problem;
   problem.numKvHeads = c.numKvHeads;
   problem.numQHeads = c.numKvHeads * c.config.gqaRatio;
-  problem.seqLens = decodeLengths(c.config.blockSize, op->partitionSize(), longContext);
+  problem.seqLens = decodeLengths(c.config.blockSize, op->partitionSize(), longContext && !c.onePartition);
+  if (c.onePartition) {
+    auto& lens = problem.seqLens;
+    lens.erase(std::remove_if(lens.begin(), lens.end(), [&](int64_t n) { return n > op->partitionSize(); }),
+               lens.end());
+    problem.maxModelLen = op->partitionSize();
+    ASSERT_EQ(op->maxPartitions(problem.maxModelLen), 1);
+  }
   problem.softCapValue = c.softCapValue;
   problem.slidingWindow = c.slidingWindow;
   for (uint64_t seed : seeds) {

@@ -186,12 +186,14 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   }
   // Choices measured in bench/results/2026-12-01/final, between the corners.
   // Depth 2 where measured in bench/results/2026-12-01/s7-depth2; 2048-token partitions at
-  // 128 pairs x 4K in s8-tiling; 32-token tiles at 128 pairs past 4K in s9-swizzle.
+  // 128 pairs x 4K in s8-tiling; 32-token tiles at 128 pairs past 4K in s9-swizzle; one
+  // 1024-token partition at 65-128 pairs x 1K in s10-merge.
   struct Expected {
     int64_t pairs, maxModelLen, partitionSize, blockN, prefetchDepth = 1;
   };
   for (const Expected& e : {Expected{1, 1024, 128, 64}, Expected{8, 16384, 512, 64},
-                            Expected{100, 1024, 512, 64}, Expected{128, 4096, 2048, 64},
+                            Expected{64, 1024, 512, 64}, Expected{100, 1024, 1024, 64},
+                            Expected{128, 4096, 2048, 64},
                             Expected{128, 16384, 4096, 32},
                             Expected{512, 4096, 4096, 32},
                             Expected{300, 16384, 4096, 64}, Expected{2048, 3000, 4096, 64},
