@@ -113,8 +113,8 @@ void tj_paged_decode_destroy(tj_paged_decode* op);
 int64_t tj_paged_decode_partition_size(const tj_paged_decode* op);
 /* max_partitions (the workspace's second extent) for contexts up to max_model_len. */
 int64_t tj_paged_decode_max_partitions(const tj_paged_decode* op, int64_t max_model_len);
-/* Its launches (two, or one with merge_in_kernel=1) on `stream` (NULL = default); no
- * allocation, no synchronisation. */
+/* Its launches (two; one with merge_in_kernel=1 or where the workspace has one partition) on
+ * `stream` (NULL = default); no allocation, no synchronisation. */
 int tj_paged_decode_run(const tj_paged_decode* op, const tj_paged_decode_args* args, void* stream);
 
 #ifdef __cplusplus
