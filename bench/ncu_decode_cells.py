@@ -2,7 +2,8 @@
     CELLS="32/8:16:1024:256:32,64/8:256:16384:4096:32" \\
     ncu --kernel-name regex:tj_ --section SpeedOfLight --section WarpStateStats \\
         --section MemoryWorkloadAnalysis --section Occupancy python3 bench/ncu_decode_cells.py
-Cells are heads:batch:context:partition_size:block_n (bf16, head 128, block 16). PEER=1 also
+Cells are heads:batch:context:partition_size:block_n[:prefetch_depth] (bf16, head 128,
+block 16). PEER=1 also
 launches vLLM's decode_attention_fwd (4 splits; PEERS_DIR as for bench_decode.py) on the same
 data, for `--kernel-name regex:"tj_|_fwd_"`.
 """
@@ -25,13 +26,15 @@ if PEER:
     from vllm_triton_decode_attention import decode_attention_fwd  # noqa: E402
 jit = tilejit.Jit()
 for cell in os.environ.get("CELLS", "32/8:16:1024:256:32").split(","):
-    heads, b, ctx, partition, block_n = cell.split(":")
+    heads, b, ctx, partition, block_n, *depth = cell.split(":")
     hq, hkv = (int(h) for h in heads.split("/"))
     b, ctx, partition, block_n = int(b), int(ctx), int(partition), int(block_n)
+    depth = int(depth[0]) if depth else 1
     data = decode_inputs(b, ctx, hq, hkv, D, BS)
     parts = max(1, math.ceil(ctx / partition))
     dec = jit.load("paged_decode", dtype="bf16", head_size=D, block_size=BS, gqa_ratio=hq // hkv,
-                   q_rows=16, partition_size=partition, block_n=block_n, num_warps=4)
+                   q_rows=16, partition_size=partition, block_n=block_n, num_warps=4,
+                   prefetch_depth=depth)
     red = jit.load("paged_decode_reduce", dtype="bf16", head_size=D, partition_size=partition,
                    partitions_per_step=merge_step(parts), heads_per_program=merge_heads(b, hq, merge_step(parts)))
     out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
