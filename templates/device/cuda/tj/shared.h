@@ -164,6 +164,15 @@ __device__ __forceinline__ TI loadIf(const TI* p, bool pred) {
   }
 }
 
+// p, as a value the compiler cannot see through: an address worked out once stays one
+// register, instead of being folded back into each use's index arithmetic (a table row's
+// address times each row's lookup: 5 instructions per lookup where 1 does).
+template <typename P>
+__device__ __forceinline__ P* opaque(P* p) {
+  asm("mov.b64 %0, %0;" : "+l"(p));
+  return p;
+}
+
 // A pointer into shared memory as a 32-bit shared-window address (cp.async, ldmatrix).
 __device__ __forceinline__ unsigned sharedAddress(const void* p) {
   unsigned a;
@@ -204,10 +213,16 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
   static_assert(D % X == 0, "paged_load_shared: rows are whole 16-byte pieces");
   constexpr int kRowPieces = int(D) / X;
   S out = detail::takeSlot<Buffer, Slots, Offset, T, BN, D>(async);
-  const int bs = BlockSize > 0 ? int(BlockSize) : int(cache.shape[1]);
-  const TI* tableRow = table.data + seq * table.stride[0];
-  const T* headBase = cache.data + head * cache.stride[2];
-  const int first = int(token_start), end = int(limit);
+  // Token arithmetic is unsigned 32-bit (a masked row's token is 0, so no negative value is
+  // ever divided): with the block size a compile-time power of two, block and slot are a
+  // shift and a mask; the 64-bit products (block and slot by their strides) take 32-bit
+  // factors. This loop is most of a tile's instructions at one program per SM, where the
+  // issue of instructions bounds the kernel (bench/results/2026-12-01/s10-ncu).
+  const unsigned bs = BlockSize > 0 ? unsigned(BlockSize) : unsigned(cache.shape[1]);
+  const TI* tableRow = detail::opaque(table.data + seq * table.stride[0]);
+  // A limit <= 0 masks every row; then no token t is below `end` (token_start may be
+  // negative only in a caller's hands, and such a t is >= 2^31 as unsigned: masked too).
+  const unsigned first = unsigned(token_start), end = limit > 0 ? unsigned(limit) : 0u;
   // kLanes consecutive threads share a row, each copying every kLanes-th 16-byte piece, so
   // one copy instruction of a warp covers whole 128-byte lines of 32 / kLanes rows (fewer L2
   // requests than half lines); each row costs one table lookup and one address per thread.
@@ -220,27 +235,32 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
   constexpr bool kRagged = int(BN) % kRowsPerPass != 0 || TJ_THREADS % kLanes != 0;
   static_assert((!S::kSwapped && !S::kXor) || kLanes % 2 == 0, "paged_load_shared: lanes of a row cover whole sectors");
   const int lane = detail::threadId() % kLanes, rowInPass = detail::threadId() / kLanes;
+  // The lane's first piece within any row of the head: a row's pieces are then constant
+  // offsets from one address (folded into the copy instructions).
+  const char* laneBase = reinterpret_cast<const char*>(cache.data + head * cache.stride[2] + lane * X);
+  const long long blockBytes = cache.stride[0] * (long long)sizeof(T), slotBytes = cache.stride[1] * (long long)sizeof(T);
 #pragma unroll
   for (int m = 0; m < kPasses; ++m) {
     const int row = m * kRowsPerPass + rowInPass;
     if (kRagged && (rowInPass >= kRowsPerPass || row >= int(BN))) continue;
-    const int t = first + row;
-    const bool in = t >= 0 && t < end;
+    const unsigned t = first + unsigned(row);
+    const bool in = t < end;
     // Masked rows read no table entry (block 0, slot 0: the head's base) and copy nothing
     // (source size 0). No select on `in` past the lookup: a guarded address computation
     // becomes a branch per row, and the next row's lookup is not hoisted above it.
-    const int tIn = in ? t : 0;
-    const int logical = tIn / bs, slot = tIn - logical * bs;
+    const unsigned tIn = in ? t : 0u;
+    const unsigned logical = tIn / bs, slot = tIn % bs;
     // The table's innermost stride is 1 (the launch check requires dense rows).
-    const long long block = (long long)detail::loadIf(tableRow + logical, in);
-    const T* src = headBase + block * cache.stride[0] + (long long)slot * cache.stride[1];
+    const TI entry = detail::loadIf(tableRow + logical, in);
+    const long long block = sizeof(TI) == 4 ? (long long)unsigned(entry) : (long long)entry;
+    const T* src = reinterpret_cast<const T*>(laneBase + block * blockBytes + (long long)slot * slotBytes);
     const unsigned base = detail::sharedAddress(out.data);
 #pragma unroll
     for (int j = 0; j < kPiecesPerThread; ++j) {
       const int col = (lane + j * kLanes) * X;
       if (kRowPieces % kLanes == 0 || col < int(D))
         detail::cpAsync16(base + unsigned(S::offset(row, j * kLanes * X, lane * X)) * unsigned(sizeof(T)),
-                          src + col, in ? 16 : 0);
+                          src + j * kLanes * X, in ? 16 : 0);
     }
   }
   out.group = async.commit();
