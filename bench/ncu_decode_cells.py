@@ -3,9 +3,8 @@
     ncu --kernel-name regex:tj_ --section SpeedOfLight --section WarpStateStats \\
         --section MemoryWorkloadAnalysis --section Occupancy python3 bench/ncu_decode_cells.py
 Cells are heads:batch:context:partition_size:block_n[:prefetch_depth] (bf16, head 128,
-block 16). PEER=1 also
-launches vLLM's decode_attention_fwd (4 splits; PEERS_DIR as for bench_decode.py) on the same
-data, for `--kernel-name regex:"tj_|_fwd_"`.
+block 16). PEER=1 also launches vLLM's decode_attention_fwd (4 splits; PEERS_DIR as for
+bench_decode.py) on the same data, for `--kernel-name regex:"tj_|_fwd_"`.
 """
 import math
 import os

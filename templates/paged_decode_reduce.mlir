@@ -2,9 +2,9 @@
 // `heads_per_program` q heads per program. Only partitions that hold tokens of the sequence are
 // read (cdiv(seq_len, partition_size) of them, at most max_partitions: a longer context is
 // cut there; the rest of the workspace never is); a sequence of one partition is skipped:
-// paged_decode wrote its output (in a grid of one partition, every sequence's but the empty
-// ones', which paged_decode writes too: the op then does not launch this kernel at all). The partitions are taken
-// `partitions_per_step` at a time in one load each for outputs and LSEs, so a program waits for
+// paged_decode wrote its output. In a grid of one partition paged_decode writes every output,
+// the empty sequences' too, and PagedDecode does not launch this kernel. The partitions are
+// taken `partitions_per_step` at a time in one load each for outputs and LSEs, so a program waits for
 // memory once per step rather than once per partition (small batches at long context are
 // latency-bound here), merged online as the split-K kernel merges tiles. A sequence of length 0
 // gets 0. Where kernels may overlap (sm_90+), it reads seq_lens before the previous kernel on

@@ -165,8 +165,8 @@ __device__ __forceinline__ TI loadIf(const TI* p, bool pred) {
 }
 
 // p, as a value the compiler cannot see through: an address worked out once stays one
-// register, instead of being folded back into each use's index arithmetic (a table row's
-// address times each row's lookup: 5 instructions per lookup where 1 does).
+// register, instead of being folded back into each use's index arithmetic (NVVM had
+// recomputed a table row's address in every lookup: 5 instructions where 1 does).
 template <typename P>
 __device__ __forceinline__ P* opaque(P* p) {
   asm("mov.b64 %0, %0;" : "+l"(p));
@@ -237,8 +237,10 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
   const int lane = detail::threadId() % kLanes, rowInPass = detail::threadId() / kLanes;
   // The lane's first piece within any row of the head: a row's pieces are then constant
   // offsets from one address (folded into the copy instructions).
-  const char* laneBase = reinterpret_cast<const char*>(cache.data + head * cache.stride[2] + lane * X);
-  const long long blockBytes = cache.stride[0] * (long long)sizeof(T), slotBytes = cache.stride[1] * (long long)sizeof(T);
+  const char* laneBase =
+      reinterpret_cast<const char*>(cache.data + head * cache.stride[2] + lane * X);
+  const long long blockBytes = cache.stride[0] * (long long)sizeof(T);
+  const long long slotBytes = cache.stride[1] * (long long)sizeof(T);
 #pragma unroll
   for (int m = 0; m < kPasses; ++m) {
     const int row = m * kRowsPerPass + rowInPass;
@@ -253,7 +255,8 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& a
     // The table's innermost stride is 1 (the launch check requires dense rows).
     const TI entry = detail::loadIf(tableRow + logical, in);
     const long long block = sizeof(TI) == 4 ? (long long)unsigned(entry) : (long long)entry;
-    const T* src = reinterpret_cast<const T*>(laneBase + block * blockBytes + (long long)slot * slotBytes);
+    const T* src =
+        reinterpret_cast<const T*>(laneBase + block * blockBytes + (long long)slot * slotBytes);
     const unsigned base = detail::sharedAddress(out.data);
 #pragma unroll
     for (int j = 0; j < kPiecesPerThread; ++j) {
