@@ -2,9 +2,9 @@
 // `heads_per_program` q heads per program. Only partitions that hold tokens of the sequence are
 // read (cdiv(seq_len, partition_size) of them, at most max_partitions: a longer context is
 // cut there; the rest of the workspace never is); a sequence of one partition is skipped:
-// paged_decode wrote its output. In a grid of one partition paged_decode writes every output,
-// the empty sequences' too, and PagedDecode does not launch this kernel. The partitions are
-// taken `partitions_per_step` at a time in one load each for outputs and LSEs, so a program waits for
+// paged_decode wrote its output. A workspace of one partition makes an empty grid (paged_decode
+// writes every output there, the empty sequences' too). The partitions are taken
+// `partitions_per_step` at a time in one load each for outputs and LSEs, so a program waits for
 // memory once per step rather than once per partition (small batches at long context are
 // latency-bound here), merged online as the split-K kernel merges tiles. A sequence of length 0
 // gets 0. Where kernels may overlap (sm_90+), it reads seq_lens before the previous kernel on
@@ -27,7 +27,16 @@ tj.template @paged_decode_reduce {
     %per_program = tj.param_value @heads_per_program : index
     %head_groups = arith.ceildivsi %q_heads, %per_program : index
     %one = arith.constant 1 : index
-    tj.yield %seqs, %head_groups, %one : index, index, index
+    // No programs where the workspace has one partition: paged_decode wrote every output
+    // there, and an empty grid is not launched at all (a launch that only skipped every
+    // sequence cost 1.3 us of 25: bench/results/2026-12-01/s10-merge).
+    %zero = arith.constant 0 : index
+    %workspace_partitions = tj.shape_symbol "max_partitions" : index
+    %beyond_first = arith.subi %workspace_partitions, %one : index
+    %capped = arith.minsi %beyond_first, %one : index
+    %merges = arith.maxsi %capped, %zero : index
+    %programs_x = arith.muli %seqs, %merges : index
+    tj.yield %programs_x, %head_groups, %one : index, index, index
   } threads {
     %warps = tj.param_value @num_warps : index
     %warp_size = tj.target_value "warp_size" : index
@@ -61,7 +70,7 @@ tj.template @paged_decode_reduce {
     %partitions = arith.minsi %used, %max_partitions : index
 
     %c1 = arith.constant 1 : index
-    %merge = arith.cmpi ne, %partitions, %c1 : index
+    %merge = arith.cmpi ne, %used, %c1 : index
     scf.if %merge {
       %zero = arith.constant 0.0 : f32
       %one = arith.constant 1.0 : f32
