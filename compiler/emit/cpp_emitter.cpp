@@ -122,15 +122,19 @@ class BodyEmitter {
  private:
   // A readable, unique C++ name for a value: the template's SSA name when the parser kept it.
   std::string define(Value value, std::string_view hint = "") {
-    std::string base;
-    if (auto loc = dyn_cast<NameLoc>(value.getLoc())) base = loc.getName().str();
-    if (base.empty())
-      if (Operation* op = value.getDefiningOp())
-        if (auto loc = dyn_cast<NameLoc>(op->getLoc())) base = loc.getName().str();
+    std::string base = templateName(value);
     if (base.empty()) base = hint.empty() ? absl::StrCat("tmp", unnamed_++) : std::string(hint);
     std::string unique = uniqueName(base);
     names_[value] = unique;
     return unique;
+  }
+
+  // The template's SSA name of a value when the parser kept it, else "".
+  static std::string templateName(Value value) {
+    if (auto loc = dyn_cast<NameLoc>(value.getLoc())) return loc.getName().str();
+    if (Operation* op = value.getDefiningOp())
+      if (auto loc = dyn_cast<NameLoc>(op->getLoc())) return loc.getName().str();
+    return "";
   }
 
   // A C++ identifier from `base` not used before in this kernel.
@@ -155,6 +159,26 @@ class BodyEmitter {
 
   bool readsShared(Operation& op) {
     return llvm::any_of(op.getOperands(), [&](Value v) { return shared_.contains(v); });
+  }
+
+  // An earlier placed load in `load`'s block that looks up the same rows: same table,
+  // sequence, first token and limit, a tile of the same shape and element type, from a cache
+  // of the same layout and dimensions (K and V of one step). Null if none.
+  tj::PagedLoadOp samePagedRows(tj::PagedLoadOp load) {
+    auto cache = load.getCache().getType();
+    for (Operation& earlier : *load->getBlock()) {
+      if (&earlier == load.getOperation()) break;
+      auto other = dyn_cast<tj::PagedLoadOp>(earlier);
+      if (!other || !other.getSharedBuffer()) continue;
+      auto otherCache = other.getCache().getType();
+      if (other.getTable() == load.getTable() && other.getSeq() == load.getSeq() &&
+          other.getStart() == load.getStart() && other.getLimit() == load.getLimit() &&
+          other.getType() == load.getType() && otherCache.getDims() == cache.getDims() &&
+          otherCache.getElementType() == cache.getElementType() &&
+          otherCache.getLayout() == cache.getLayout())
+        return other;
+    }
+    return nullptr;
   }
 
   // `buffer, slots, offset` of a placed load.
@@ -289,6 +313,8 @@ class BodyEmitter {
   std::string& out_;
   llvm::DenseMap<Value, std::string> names_;
   llvm::DenseSet<Value> shared_;
+  // The tj::PagedRows variable of each placed paged load emitted so far.
+  llvm::DenseMap<Operation*, std::string> pagedRows_;
   std::map<int64_t, int64_t> bufferOffsets_;
   int64_t dynamicSharedBytes_ = 0;
   std::string async_;
@@ -554,15 +580,28 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
                                            indexList(arrive.getIndices()), ", ", use(arrive.getCount()),
                                            ")"));
   if (auto load = dyn_cast<tj::PagedLoadOp>(op); load && load.getSharedBuffer()) {
-    // The block size when the specialization fixed it (a shift instead of a division).
-    TJ_ASSIGN_OR_RETURN(std::vector<DimSpec> dims, physicalDims(load.getCache().getType()));
-    int64_t blockSize = dims[1].isSymbolic() ? 0 : dims[1].value;
-    return assign(op, indent, absl::StrCat("tj::paged_load_shared<", cacheLayout(load.getCache().getType()),
-                                           ", ", shapeList(load.getType()), ", ", placement(op), ", ",
-                                           blockSize, ">(", async_, ", ",
-                                           use(load.getCache()), ", ", use(load.getTable()), ", ",
-                                           use(load.getSeq()), ", ", use(load.getStart()), ", ",
-                                           use(load.getLimit()), ", ", use(load.getHead()), ")"));
+    // The table lookups (tj::paged_rows), shared with an earlier placed load of the same
+    // tokens in this block (the K and V tiles of one step), then the copies.
+    std::string rows;
+    if (tj::PagedLoadOp same = samePagedRows(load)) rows = pagedRows_.lookup(same.getOperation());
+    if (rows.empty()) {
+      // The block size when the specialization fixed it (a shift instead of a division).
+      TJ_ASSIGN_OR_RETURN(std::vector<DimSpec> dims, physicalDims(load.getCache().getType()));
+      int64_t blockSize = dims[1].isSymbolic() ? 0 : dims[1].value;
+      TJ_ASSIGN_OR_RETURN(std::string element, cppType(load.getType().getElementType()));
+      std::string shape = absl::StrCat(element, ", ", shapeList(load.getType()));
+      std::string base = templateName(load.getResult());
+      rows = uniqueName(absl::StrCat(base.empty() ? "paged" : base, "_rows"));
+      line(indent, absl::StrCat("const tj::PagedRows<", shape, "> ", rows, " = tj::paged_rows<", shape,
+                                ", ", blockSize, ">(", use(load.getTable()), ", ", use(load.getSeq()),
+                                ", ", use(load.getStart()), ", ", use(load.getLimit()), ", ",
+                                use(load.getCache()), ".shape[1]);"));
+    }
+    pagedRows_[load.getOperation()] = rows;
+    return assign(op, indent, absl::StrCat("tj::paged_load_shared_rows<", cacheLayout(load.getCache().getType()),
+                                           ", ", shapeList(load.getType()), ", ", placement(op), ">(",
+                                           async_, ", ", use(load.getCache()), ", ", rows, ", ",
+                                           use(load.getHead()), ")"));
   }
   if (auto load = dyn_cast<tj::PagedLoadOp>(op))
     return assign(op, indent, absl::StrCat("tj::paged_load<", cacheLayout(load.getCache().getType()),

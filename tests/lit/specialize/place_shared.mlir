@@ -31,14 +31,18 @@
 // BUDGET: tj.load %query{{.*}} [16, 256] {shared_buffer = 0 : i64, shared_slots = 1 : i64}
 // BUDGET-NOT: shared_buffer
 // The emitted CUDA names the shared tiles, the async record, buffer offsets and the block size;
-// the occupancy hint is clamped to what shared memory allows (3 programs at head 256).
+// the K and V tiles of one step share their block-table lookups (one tj::paged_rows); the
+// occupancy hint is clamped to what shared memory allows (3 programs at head 256).
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=CPP
 // CPP: #define TJ_MIN_BLOCKS 5
 // CPP: tj::AsyncCopies async_copies;
 // CPP: const tj::SharedTile<tj::bf16, 16, 128> q = tj::load_shared<16, 128, 0, 1, 0, true>(async_copies, args.query
 // CPP: tj::SharedTile<tj::bf16, 32, 128> k = k_first;
-// CPP: tj::paged_load_shared<tj::CacheLayout::Standard, 32, 128, 1, 2, 4096, 16>(async_copies, args.key_cache, args.block_tables, program_x, t_next, end, program_y)
+// CPP: const tj::PagedRows<tj::bf16, 32, 128> k_next_rows = tj::paged_rows<tj::bf16, 32, 128, 16>(args.block_tables, program_x, t_next, end, args.key_cache.shape[1]);
+// CPP: tj::paged_load_shared_rows<tj::CacheLayout::Standard, 32, 128, 1, 2, 4096>(async_copies, args.key_cache, k_next_rows, program_y)
 // CPP: tj::dot<true>(q, k, zero_s, async_copies)
+// CPP-NOT: tj::paged_rows<
+// CPP: tj::paged_load_shared_rows<tj::CacheLayout::Standard, 32, 128, 2, 2, {{[0-9]+}}>(async_copies, args.value_cache, k_next_rows, program_y)
 // CPP: tj::dot<false>(p_low, v, acc_scaled, async_copies)
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p head_size=256 --emit cpp --no-cache | FileCheck %s --check-prefix=CLAMP
 // CLAMP: #define TJ_MIN_BLOCKS 3

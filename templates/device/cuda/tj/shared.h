@@ -192,82 +192,131 @@ __device__ __forceinline__ void cpAsync16(void* dst, const void* src, int srcByt
 
 }  // namespace detail
 
-// paged_load into shared memory: row i is token token_start + i; rows past `limit` are zero.
-// BlockSize is the cache's block size when the kernel's type fixes it (0: read the shape),
-// so that the token -> (block, slot) split is a shift. 32-bit token arithmetic (contexts
-// stay below 2^31 tokens). Rows are copied 16 bytes at a time with no check here: the launch
-// check (runtime/launch.cpp, kernel metadata vector_bytes = 16) admits a view whose rows are
-// whole 16-byte pieces only with a 16-byte aligned base, unit innermost stride and outer
-// strides in whole 16-byte pieces. (A run-time check here cost ~20 instructions per copy and
-// an out-of-line fallback the launch check never lets run.)
-template <CacheLayout Layout, int64_t BN, int64_t D, int Buffer, int Slots, int Offset, int64_t BlockSize,
-          typename T, int RC, typename TI>
-__device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& async, const View<T, RC>& cache,
-                                                                 const View<TI, 2>& table, int64_t seq,
-                                                                 int64_t token_start, int64_t limit,
-                                                                 int64_t head) {
-  static_assert(Layout == CacheLayout::Standard, "only the standard cache layout is placed in shared memory");
-  using A = detail::CacheAddress<Layout, T>;
-  using S = SharedTile<T, BN, D>;
-  constexpr int X = A::kX;
-  static_assert(D % X == 0, "paged_load_shared: rows are whole 16-byte pieces");
-  constexpr int kRowPieces = int(D) / X;
-  S out = detail::takeSlot<Buffer, Slots, Offset, T, BN, D>(async);
-  // Token arithmetic is unsigned 32-bit (a masked row's token is 0, so no negative value is
-  // ever divided): with the block size a compile-time power of two, block and slot are a
-  // shift and a mask; the 64-bit products (block and slot by their strides) take 32-bit
-  // factors. This loop is most of a tile's instructions at one program per SM, where the
-  // issue of instructions bounds the kernel (bench/results/2026-12-01/s10-ncu).
-  const unsigned bs = BlockSize > 0 ? unsigned(BlockSize) : unsigned(cache.shape[1]);
+// How paged_load_shared spreads a [BN, D] tile of T over the threads: kLanes consecutive
+// threads share a row, each copying every kLanes-th 16-byte piece, so one copy instruction
+// of a warp covers whole 128-byte lines of 32 / kLanes rows (fewer L2 requests than half
+// lines); a thread handles one row per pass. TJ_PAGED_ROW_LANES (default 8: 128 bytes) is
+// there for measurements.
+template <typename T, int64_t BN, int64_t D>
+struct PagedCopyShape {
+  static constexpr int kX = int(16 / sizeof(T));
+  static_assert(D % kX == 0, "paged_load_shared: rows are whole 16-byte pieces");
+  static constexpr int kRowPieces = int(D) / kX;
+  static constexpr int kLanesWanted = TJ_PAGED_ROW_LANES < kRowPieces ? TJ_PAGED_ROW_LANES : kRowPieces;
+  static constexpr int kLanes = kLanesWanted < TJ_THREADS ? kLanesWanted : TJ_THREADS;
+  static constexpr int kRowsPerPass = TJ_THREADS / kLanes;
+  static constexpr int kPasses = (int(BN) + kRowsPerPass - 1) / kRowsPerPass;
+  static constexpr int kPiecesPerThread = (kRowPieces + kLanes - 1) / kLanes;
+  static constexpr bool kRagged = int(BN) % kRowsPerPass != 0 || TJ_THREADS % kLanes != 0;
+  __device__ __forceinline__ static int lane() { return detail::threadId() % kLanes; }
+  // The tile row of this thread in pass m, or -1 where it has none.
+  __device__ __forceinline__ static int row(int m) {
+    const int rowInPass = detail::threadId() / kLanes;
+    const int r = m * kRowsPerPass + rowInPass;
+    return kRagged && (rowInPass >= kRowsPerPass || r >= int(BN)) ? -1 : r;
+  }
+};
+
+// The block-table side of a paged tile load: per pass of this thread, whether its row holds a
+// token below the limit, and that token's block (the table entry) and slot. The K and V tiles
+// of the same tokens share one (the emitter passes it to both copies): their lookups are the
+// same loads, and the V copy then issues without waiting on the table.
+template <typename T, int64_t BN, int64_t D>
+struct PagedRows {
+  using C = PagedCopyShape<T, BN, D>;
+  unsigned block[C::kPasses];
+  unsigned slot[C::kPasses];
+  int bytes[C::kPasses];  // 16 where the row is in, else 0: the copies' source size
+};
+
+// Looks up the rows of tokens token_start + i, i < BN; rows at or past `limit` are masked.
+// Token arithmetic is unsigned 32-bit (a masked row's token is 0, so no negative value is
+// ever divided; contexts stay below 2^31 tokens): with BlockSize, the cache's block size
+// when the kernel's type fixes it (0: `blockSize` at run time), a compile-time power of two,
+// block and slot are a shift and a mask. Table entries are block numbers below 2^32.
+template <typename T, int64_t BN, int64_t D, int64_t BlockSize, typename TI>
+__device__ __forceinline__ PagedRows<T, BN, D> paged_rows(const View<TI, 2>& table, int64_t seq,
+                                                         int64_t token_start, int64_t limit,
+                                                         int64_t blockSize) {
+  using C = PagedCopyShape<T, BN, D>;
+  PagedRows<T, BN, D> rows;
+  const unsigned bs = BlockSize > 0 ? unsigned(BlockSize) : unsigned(blockSize);
   const TI* tableRow = detail::opaque(table.data + seq * table.stride[0]);
   // A limit <= 0 masks every row; then no token t is below `end` (token_start may be
   // negative only in a caller's hands, and such a t is >= 2^31 as unsigned: masked too).
   const unsigned first = unsigned(token_start), end = limit > 0 ? unsigned(limit) : 0u;
-  // kLanes consecutive threads share a row, each copying every kLanes-th 16-byte piece, so
-  // one copy instruction of a warp covers whole 128-byte lines of 32 / kLanes rows (fewer L2
-  // requests than half lines); each row costs one table lookup and one address per thread.
-  // TJ_PAGED_ROW_LANES (default 8: 128 bytes) is there for measurements.
-  constexpr int kLanesWanted = TJ_PAGED_ROW_LANES < kRowPieces ? TJ_PAGED_ROW_LANES : kRowPieces;
-  constexpr int kLanes = kLanesWanted < TJ_THREADS ? kLanesWanted : TJ_THREADS;
-  constexpr int kRowsPerPass = TJ_THREADS / kLanes;
-  constexpr int kPasses = (int(BN) + kRowsPerPass - 1) / kRowsPerPass;
-  constexpr int kPiecesPerThread = (kRowPieces + kLanes - 1) / kLanes;
-  constexpr bool kRagged = int(BN) % kRowsPerPass != 0 || TJ_THREADS % kLanes != 0;
-  static_assert((!S::kSwapped && !S::kXor) || kLanes % 2 == 0, "paged_load_shared: lanes of a row cover whole sectors");
-  const int lane = detail::threadId() % kLanes, rowInPass = detail::threadId() / kLanes;
+#pragma unroll
+  for (int m = 0; m < C::kPasses; ++m) {
+    const int row = C::row(m);
+    const unsigned t = first + unsigned(row);
+    const bool in = (!C::kRagged || row >= 0) && t < end;
+    // Masked rows read no table entry (block 0, slot 0: the head's base) and copy nothing
+    // (source size 0). No select on `in` past the lookup: a guarded address computation
+    // becomes a branch per row, and the next row's lookup is not hoisted above it.
+    const unsigned tIn = in ? t : 0u;
+    // The table's innermost stride is 1 (the launch check requires dense rows).
+    rows.block[m] = unsigned(detail::loadIf(tableRow + tIn / bs, in));
+    rows.slot[m] = tIn % bs;
+    rows.bytes[m] = in ? 16 : 0;
+  }
+  return rows;
+}
+
+// paged_load into shared memory from looked-up rows (paged_rows): row i of the tile is the
+// rows' token i of `head`; masked rows are zero. Rows are copied 16 bytes at a time with no
+// check here: the launch check (runtime/launch.cpp, kernel metadata vector_bytes = 16) admits
+// a view whose rows are whole 16-byte pieces only with a 16-byte aligned base, unit innermost
+// stride and outer strides in whole 16-byte pieces. (A run-time check here cost ~20
+// instructions per copy and an out-of-line fallback the launch check never lets run.) This
+// and paged_rows are most of a tile's instructions at one program per SM, where the issue of
+// instructions bounds the kernel (bench/results/2026-12-01/s10-ncu).
+template <CacheLayout Layout, int64_t BN, int64_t D, int Buffer, int Slots, int Offset, typename T, int RC>
+__device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared_rows(AsyncCopies& async, const View<T, RC>& cache,
+                                                                      const PagedRows<T, BN, D>& rows,
+                                                                      int64_t head) {
+  static_assert(Layout == CacheLayout::Standard, "only the standard cache layout is placed in shared memory");
+  using S = SharedTile<T, BN, D>;
+  using C = PagedCopyShape<T, BN, D>;
+  constexpr int X = C::kX;
+  static_assert((!S::kSwapped && !S::kXor) || C::kLanes % 2 == 0,
+                "paged_load_shared: lanes of a row cover whole sectors");
+  S out = detail::takeSlot<Buffer, Slots, Offset, T, BN, D>(async);
+  const int lane = C::lane();
   // The lane's first piece within any row of the head: a row's pieces are then constant
   // offsets from one address (folded into the copy instructions).
   const char* laneBase =
       reinterpret_cast<const char*>(cache.data + head * cache.stride[2] + lane * X);
   const long long blockBytes = cache.stride[0] * (long long)sizeof(T);
   const long long slotBytes = cache.stride[1] * (long long)sizeof(T);
+  const unsigned base = detail::sharedAddress(out.data);
 #pragma unroll
-  for (int m = 0; m < kPasses; ++m) {
-    const int row = m * kRowsPerPass + rowInPass;
-    if (kRagged && (rowInPass >= kRowsPerPass || row >= int(BN))) continue;
-    const unsigned t = first + unsigned(row);
-    const bool in = t < end;
-    // Masked rows read no table entry (block 0, slot 0: the head's base) and copy nothing
-    // (source size 0). No select on `in` past the lookup: a guarded address computation
-    // becomes a branch per row, and the next row's lookup is not hoisted above it.
-    const unsigned tIn = in ? t : 0u;
-    const unsigned logical = tIn / bs, slot = tIn % bs;
-    // The table's innermost stride is 1 (the launch check requires dense rows).
-    const TI entry = detail::loadIf(tableRow + logical, in);
-    const long long block = sizeof(TI) == 4 ? (long long)unsigned(entry) : (long long)entry;
-    const T* src =
-        reinterpret_cast<const T*>(laneBase + block * blockBytes + (long long)slot * slotBytes);
-    const unsigned base = detail::sharedAddress(out.data);
+  for (int m = 0; m < C::kPasses; ++m) {
+    const int row = C::row(m);
+    if (C::kRagged && row < 0) continue;
+    const T* src = reinterpret_cast<const T*>(laneBase + (long long)rows.block[m] * blockBytes +
+                                              (long long)rows.slot[m] * slotBytes);
 #pragma unroll
-    for (int j = 0; j < kPiecesPerThread; ++j) {
-      const int col = (lane + j * kLanes) * X;
-      if (kRowPieces % kLanes == 0 || col < int(D))
-        detail::cpAsync16(base + unsigned(S::offset(row, j * kLanes * X, lane * X)) * unsigned(sizeof(T)),
-                          src + j * kLanes * X, in ? 16 : 0);
+    for (int j = 0; j < C::kPiecesPerThread; ++j) {
+      const int col = (lane + j * C::kLanes) * X;
+      if (C::kRowPieces % C::kLanes == 0 || col < int(D))
+        detail::cpAsync16(base + unsigned(S::offset(row, j * C::kLanes * X, lane * X)) * unsigned(sizeof(T)),
+                          src + j * C::kLanes * X, rows.bytes[m]);
     }
   }
   out.group = async.commit();
   return out;
+}
+
+// paged_load into shared memory: row i is token token_start + i; rows past `limit` are zero
+// (paged_rows, then paged_load_shared_rows).
+template <CacheLayout Layout, int64_t BN, int64_t D, int Buffer, int Slots, int Offset, int64_t BlockSize,
+          typename T, int RC, typename TI>
+__device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& async, const View<T, RC>& cache,
+                                                                 const View<TI, 2>& table, int64_t seq,
+                                                                 int64_t token_start, int64_t limit,
+                                                                 int64_t head) {
+  const auto rows = paged_rows<T, BN, D, BlockSize>(table, seq, token_start, limit, cache.shape[1]);
+  return paged_load_shared_rows<Layout, BN, D, Buffer, Slots, Offset>(async, cache, rows, head);
 }
 
 // load into shared memory: a 2-D tile over the view's last two axes; masked elements are
