@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "llvm/ADT/DenseSet.h"
 #include "mlir/IR/Value.h"
@@ -56,6 +57,14 @@ int64_t libraryScratchBytes(mlir::Operation* kernel);
 // The tiles the placement pass put in shared memory under `root`: placed loads' results and
 // the scf.for values they are carried through.
 llvm::DenseSet<mlir::Value> placedTileValues(mlir::Operation* root);
+
+// A lower bound on the groups of asynchronous copies committed after those that fill the
+// placed operands of `dot` (`placed`: placedTileValues), on every path to it: the dot may wait
+// with that constant (a wait for fewer pending groups than that waits for its operands too)
+// instead of a distance worked out at run time. None where the analysis cannot tell, or where
+// no operand is placed.
+std::optional<int64_t> copyGroupsCommittedSinceOperands(mlir::tj::DotOp dot,
+                                                        const llvm::DenseSet<mlir::Value>& placed);
 
 void registerTilejitPasses();
 

@@ -533,10 +533,16 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
                                            "<", reduce.getAxis(), ">(", use(reduce.getSource()),
                                            rows ? ", " + exchange_ : "", ")"));
   }
-  if (auto dot = dyn_cast<tj::DotOp>(op))
+  if (auto dot = dyn_cast<tj::DotOp>(op)) {
+    std::string async;
+    if (readsShared(op)) {
+      // Where the copies committed since the operands' are known, the wait is a constant.
+      std::optional<int64_t> newer = copyGroupsCommittedSinceOperands(dot, shared_);
+      async = newer ? absl::StrCat(", ", async_, ".newerAtLeast(", *newer, ")") : ", " + async_;
+    }
     return assign(op, indent, absl::StrCat("tj::dot<", dot.getTransB() ? "true" : "false", ">(",
-                                           operandList(op), readsShared(op) ? ", " + async_ : "",
-                                           ")"));
+                                           operandList(op), async, ")"));
+  }
   if (auto load = dyn_cast<tj::LoadOp>(op)) {
     auto view = load.getView().getType();
     TJ_ASSIGN_OR_RETURN(std::string element, cppType(view.getElementType()));

@@ -16,7 +16,7 @@
 // DECODE: tj::MmaTile<float, 16, 32> qk = tj::dot<true>(q, k,
 // DECODE: tj::MmaRows<float, 16> tile_max = tj::reduce_max<1>(logits, row_exchange);
 // DECODE: tj::MmaTile<float, 16, 128> alpha_2d = tj::broadcast<16, 128>(alpha_col);
-// DECODE: tj::MmaTile<float, 16, 128> acc_new = tj::dot<false>(p_low, v, acc_scaled, async_copies);
+// DECODE: tj::MmaTile<float, 16, 128> acc_new = tj::dot<false>(p_low, v, acc_scaled, async_copies.newerAtLeast(2));
 // DECODE: tj::store(args.partial_out, {{.*}}, normalized);
 // With ALiBi the slopes are loaded (blocked) and converted once, before the loop; in the loop
 // they are expanded and broadcast in registers.

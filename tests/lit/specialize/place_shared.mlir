@@ -16,6 +16,10 @@
 // DEEP: tj.paged_load %key_cache{{.*}} [32, 128] {shared_buffer = 1 : i64, shared_slots = 3 : i64}
 // DEEP: tj.paged_load %value_cache{{.*}} [32, 128] {shared_buffer = 2 : i64, shared_slots = 3 : i64}
 // DEEP: scf.for {{.*}} iter_args({{.*}}, {{.*}}, {{.*}}, {{.*}}, {{.*}}, {{.*}}, {{.*}})
+// Each dot's wait is a constant: the tile it reads has four copy groups after its own.
+// RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p prefetch_depth=2 --emit cpp --no-cache | FileCheck %s --check-prefix=DEEPCPP
+// DEEPCPP: tj::dot<true>(q, {{.*}}, zero_s, async_copies.newerAtLeast(4))
+// DEEPCPP: tj::dot<false>(p_low, {{.*}}, acc_scaled, async_copies.newerAtLeast(4))
 // RUN: tilejit compile %templates/paged_decode.mlir --target host -p gqa_ratio=4 --emit specialized --no-cache | FileCheck %s --check-prefix=HOST
 // HOST-NOT: shared_buffer
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p kv_layout=shuffled --emit specialized --no-cache | FileCheck %s --check-prefix=SHUFFLED
@@ -40,9 +44,9 @@
 // CPP: tj::SharedTile<tj::bf16, 32, 128> k = k_first;
 // CPP: const tj::PagedRows<tj::bf16, 32, 128> k_next_rows = tj::paged_rows<tj::bf16, 32, 128, 16>(args.block_tables, program_x, t_next, end, args.key_cache.shape[1]);
 // CPP: tj::paged_load_shared_rows<tj::CacheLayout::Standard, 32, 128, 1, 2, 4096>(async_copies, args.key_cache, k_next_rows, program_y)
-// CPP: tj::dot<true>(q, k, zero_s, async_copies)
+// CPP: tj::dot<true>(q, k, zero_s, async_copies.newerAtLeast(2))
 // CPP-NOT: tj::paged_rows<
 // CPP: tj::paged_load_shared_rows<tj::CacheLayout::Standard, 32, 128, 2, 2, {{[0-9]+}}>(async_copies, args.value_cache, k_next_rows, program_y)
-// CPP: tj::dot<false>(p_low, v, acc_scaled, async_copies)
+// CPP: tj::dot<false>(p_low, v, acc_scaled, async_copies.newerAtLeast(2))
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p head_size=256 --emit cpp --no-cache | FileCheck %s --check-prefix=CLAMP
 // CLAMP: #define TJ_MIN_BLOCKS 3

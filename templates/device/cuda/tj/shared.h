@@ -85,13 +85,24 @@ struct AsyncCopies {
   // Buffers a dot read since the last barrier of this record (bit b: buffer b).
   unsigned readsPending = 0;
 
+  // Set for the next wait by the emitter where it proved that at least this many groups were
+  // committed after the ones the wait is for (a wait that leaves that many pending still
+  // waits for those): the distance is then a constant and the choice below folds away.
+  int knownNewer = -1;
+
+  __device__ __forceinline__ AsyncCopies& newerAtLeast(int groups) {
+    knownNewer = groups;
+    return *this;
+  }
   __device__ __forceinline__ int commit() {
     asm volatile("cp.async.commit_group;" ::: "memory");
     return committed++;
   }
   // Waits for this thread's copies of `group`, then for every thread's (a barrier).
   __device__ __forceinline__ void waitFor(int group) {
-    const int newer = committed - 1 - group;  // groups committed after it may stay in flight
+    // Groups committed after it may stay in flight.
+    const int newer = knownNewer >= 0 ? knownNewer : committed - 1 - group;
+    knownNewer = -1;
     // Where the compiler cannot prove the distance (a tile carried through a loop), a jump
     // table (BRX) would pick the wait; the distances of a loop carrying two chains one or
     // two tiles ahead are tried first.
