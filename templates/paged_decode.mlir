@@ -156,11 +156,18 @@ tj.template @paged_decode {
       %zero_s = tj.full %zero [q_rows, block_n] : f32 -> tensor<?x?xf32>
       %l_cols0 = tj.full %zero [q_rows, block_n] : f32 -> tensor<?x?xf32>
       %ninf_s = tj.full %ninf [q_rows, block_n] : f32 -> tensor<?x?xf32>
-      %scale_s = tj.full %scale [q_rows, block_n] : f32 -> tensor<?x?xf32>
+      // The logits are kept in base 2: scale, soft cap and ALiBi slopes times log2(e), once, so
+      // that the softmax's exponentials are exp2 of a difference (no multiply per element).
+      %log2e = arith.constant 1.44269504 : f32
+      %scale2 = arith.mulf %scale, %log2e : f32
+      %scale_s = tj.full %scale2 [q_rows, block_n] : f32 -> tensor<?x?xf32>
+      %soft_cap2 = arith.mulf %soft_cap_value, %log2e : f32
       %zero_r = tj.full %zero [q_rows] : f32 -> tensor<?xf32>
       %ninf_r = tj.full %ninf [q_rows] : f32 -> tensor<?xf32>
       %slopes = tj.load %alibi_slopes[%head0] limits [%head_end] [q_rows]
           : !tj.view<[num_q_heads], f32> -> tensor<?xf32>
+      %log2e_r = tj.full %log2e [q_rows] : f32 -> tensor<?xf32>
+      %slopes2 = arith.mulf %slopes, %log2e_r : tensor<?xf32>
       // Column index of every logit, built once (a broadcast costs a shared-memory exchange).
       %c0_i32 = arith.constant 0 : i32
       %columns = tj.range %c0_i32 [block_n] : i32 -> tensor<?xi32>
@@ -194,10 +201,10 @@ tj.template @paged_decode {
         %v_next = tj.paged_load %value_cache, %block_tables[%seq] tokens %t_next limit %end head %kv_head [block_n, head_size]
             : !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
         %scaled = arith.mulf %qk, %scale_s : tensor<?x?xf32>
-        // Optional logit soft-cap: cap * tanh(s / cap).
+        // Optional logit soft-cap: cap * tanh(s / cap) (s and cap in base 2 alike).
         %soft_cap_on = tj.param_value @soft_cap : i1
         %capped = scf.if %soft_cap_on -> tensor<?x?xf32> {
-          %cap = tj.full %soft_cap_value [q_rows, block_n] : f32 -> tensor<?x?xf32>
+          %cap = tj.full %soft_cap2 [q_rows, block_n] : f32 -> tensor<?x?xf32>
           %ratio_s = arith.divf %scaled, %cap : tensor<?x?xf32>
           %tanh = math.tanh %ratio_s : tensor<?x?xf32>
           %out = arith.mulf %tanh, %cap : tensor<?x?xf32>
@@ -215,7 +222,7 @@ tj.template @paged_decode {
           %last_2d = tj.full %last_i32 [q_rows, block_n] : i32 -> tensor<?x?xi32>
           %distance = arith.subi %positions_2d, %last_2d : tensor<?x?xi32>
           %distance_f = arith.sitofp %distance : tensor<?x?xi32> to tensor<?x?xf32>
-          %slope_col = tj.expand_dims %slopes axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+          %slope_col = tj.expand_dims %slopes2 axis 1 : tensor<?xf32> -> tensor<?x1xf32>
           %slope_2d = tj.broadcast %slope_col [q_rows, block_n] : tensor<?x1xf32> -> tensor<?x?xf32>
           %bias = arith.mulf %slope_2d, %distance_f : tensor<?x?xf32>
           %with_bias = arith.addf %capped, %bias : tensor<?x?xf32>
@@ -249,11 +256,11 @@ tj.template @paged_decode {
         %m_empty = arith.cmpf oeq, %m_new, %ninf_r : tensor<?xf32>
         %shift = arith.select %m_empty, %zero_r, %m_new : tensor<?xi1>, tensor<?xf32>
         %old_rel = arith.subf %m_i, %shift : tensor<?xf32>
-        %alpha = math.exp %old_rel : tensor<?xf32>
+        %alpha = math.exp2 %old_rel : tensor<?xf32>
         %shift_col = tj.expand_dims %shift axis 1 : tensor<?xf32> -> tensor<?x1xf32>
         %shift_2d = tj.broadcast %shift_col [q_rows, block_n] : tensor<?x1xf32> -> tensor<?x?xf32>
         %rel = arith.subf %logits, %shift_2d : tensor<?x?xf32>
-        %p = math.exp %rel : tensor<?x?xf32>
+        %p = math.exp2 %rel : tensor<?x?xf32>
         %alpha_col = tj.expand_dims %alpha axis 1 : tensor<?xf32> -> tensor<?x1xf32>
         %alpha_s = tj.broadcast %alpha_col [q_rows, block_n] : tensor<?x1xf32> -> tensor<?x?xf32>
         %l_scaled = arith.mulf %l_i, %alpha_s : tensor<?x?xf32>
@@ -279,7 +286,11 @@ tj.template @paged_decode {
       %inverse_2d = tj.broadcast %inverse_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
       %normalized = arith.mulf %acc, %inverse_2d : tensor<?x?xf32>
       %log_l = math.log %divisor : tensor<?xf32>
-      %lse_valid = arith.addf %m, %log_l : tensor<?xf32>
+      // m is in base 2; the LSE the merge reads is in natural units.
+      %ln2 = arith.constant 0.693147182 : f32
+      %ln2_r = tj.full %ln2 [q_rows] : f32 -> tensor<?xf32>
+      %m_natural = arith.mulf %m, %ln2_r : tensor<?xf32>
+      %lse_valid = arith.addf %m_natural, %log_l : tensor<?xf32>
       %lse = arith.select %l_zero, %ninf_r, %lse_valid : tensor<?xi1>, tensor<?xf32>
       // The only partition of its sequence holds the final output (the merge skips the
       // sequence): no partial round trip through memory and no merge work. A context past
