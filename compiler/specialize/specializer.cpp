@@ -1,5 +1,6 @@
 #include "compiler/specialize/specializer.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/passes.h"
@@ -90,6 +91,39 @@ absl::StatusOr<Attribute> parseParamValue(tj::ParamOp param, const std::string& 
   return absl::InternalError("unknown parameter kind");
 }
 
+// Tuning entries keyed "<template>.<parameter>[<other>=<value>]" replace the value of a
+// parameter the caller did not give where `other` is bound to `value` (a measured value that
+// holds for one variant of the template only, e.g. one KV layout).
+absl::Status applyConditionalTuning(tj::TemplateOp templ, const TargetDescription& target,
+                                    const std::map<std::string, std::string>& given,
+                                    llvm::StringMap<Attribute>& bound) {
+  std::string prefix = templ.getSymName().str() + ".";
+  for (const auto& [key, tuned] : target.tuning) {
+    size_t open = key.find('['), equals = key.find('=', open);
+    if (!absl::StartsWith(key, prefix) || open == std::string::npos) continue;
+    if (equals == std::string::npos || key.back() != ']')
+      return absl::InternalError(absl::StrCat("target ", target.name, ": malformed tuning key '", key,
+                                              "' (want <template>.<parameter>[<other>=<value>])"));
+    std::string name = key.substr(prefix.size(), open - prefix.size());
+    std::string other = key.substr(open + 1, equals - open - 1);
+    std::string value = key.substr(equals + 1, key.size() - equals - 2);
+    tj::ParamOp param = templ.lookupParam(name);
+    if (!param || !bound.count(other))
+      return absl::InternalError(absl::StrCat("target ", target.name, ": tuning key '", key,
+                                              "' names a parameter template '", templ.getSymName().str(),
+                                              "' does not have"));
+    if (given.count(name) || attrToText(bound.lookup(other)) != value ||
+        param.getKind() != tj::ParamKind::Int)
+      continue;
+    Attribute attr = IntegerAttr::get(IntegerType::get(param.getContext(), 64), tuned);
+    if (!param.admits(attr))
+      return absl::InternalError(absl::StrCat("target ", target.name, ": tuning '", key, "' = ", tuned,
+                                              " is not allowed; legal values: ", param.describeDomain()));
+    bound[name] = attr;
+  }
+  return absl::OkStatus();
+}
+
 // Chooses each parameter's value: given, else the target's tuning table, else the default.
 absl::StatusOr<llvm::StringMap<Attribute>> bindParameters(
     tj::TemplateOp templ, const TargetDescription& target,
@@ -126,6 +160,7 @@ absl::StatusOr<llvm::StringMap<Attribute>> bindParameters(
           templateName, "'; legal values: ", param.describeDomain()));
     bound[name] = value;
   }
+  TJ_RETURN_IF_ERROR(applyConditionalTuning(templ, target, values, bound));
   return bound;
 }
 

@@ -42,6 +42,10 @@ std::vector<TargetDescription> buildTargets() {
       // 0, 2 and 5 measured within 1 % of each other at 64-token tiles
       // (bench/results/2026-12-01/s9-swizzle, c2).
       {"paged_decode.min_blocks_per_sm", 5},
+      // The shuffled layout keeps K/V in registers, not in shared memory: 5 programs' worth
+      // of registers (96) spilled 788 bytes per thread (GQA 4, head 128, local ptxas); with no
+      // hint it takes 255 registers and 16 bytes of stack (two programs per SM).
+      {"paged_decode.min_blocks_per_sm[kv_layout=shuffled]", 0},
       // One load of 16 partitions' outputs per step: contexts up to 16 x partition_size merge
       // in one memory round trip (bench/profile_small_batch.py).
       {"paged_decode_reduce.partitions_per_step", 16},
