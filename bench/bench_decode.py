@@ -44,6 +44,9 @@ VARIANTS = [(p, n, d, w, m) for p in PARTITIONS for n in BLOCK_NS for d in DEPTH
 CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset
 # Extra paged_decode parameters for experiments, e.g. '{"min_blocks_per_sm": 4}'.
 DECODE_PARAMS = json.loads(os.environ.get("DECODE_PARAMS", "{}"))
+# "shuffled": tilejit reads K/V in the shuffled layout (CONTEXT.md section 5; copies of the
+# same caches), the peers the standard one.
+KV_LAYOUT = os.environ.get("KV_LAYOUT", "standard")
 # Extra paged_decode_reduce parameters, e.g. '{"partitions_per_step": 8, "num_warps": 2}'.
 REDUCE_PARAMS = json.loads(os.environ.get("REDUCE_PARAMS", "{}"))
 jit = tilejit.Jit()
@@ -61,7 +64,7 @@ def kernels(ratio, partition, block_n, depth, warps, merge, partitions, merge_he
         common = dict(dtype="bf16", head_size=D, gqa_ratio=ratio, q_rows=16,
                       partition_size=partition)
         params = dict(dict(block_size=BS, block_n=block_n, num_warps=warps, prefetch_depth=depth,
-                           merge_in_kernel=merge),
+                           merge_in_kernel=merge, kv_layout=KV_LAYOUT),
                       **DECODE_PARAMS)
         dec = jit.load("paged_decode", **params, **common)
         # No merge kernel where the split-K kernel merges itself.
@@ -76,6 +79,15 @@ def kernels(ratio, partition, block_n, depth, warps, merge, partitions, merge_he
 def write(rec):
     with open(os.path.join(OUT, "decode_tilejit.jsonl"), "a") as f:
         f.write(json.dumps(rec) + "\n")
+
+
+def shuffled_caches(k, v, x=8):
+    """[blocks, block_size, heads, D] -> K [blocks, heads, D/x, block_size, x] and
+    V [blocks, heads, block_size/x, D, x] (x: 16 bytes of bf16), as tj/memory.h reads them."""
+    blocks, bs, heads, d = k.shape
+    ks = k.view(blocks, bs, heads, d // x, x).permute(0, 2, 3, 1, 4).contiguous()
+    vs = v.view(blocks, bs // x, x, heads, d).permute(0, 3, 1, 4, 2).contiguous()
+    return ks, vs
 
 
 def run_case(hq, hkv, b, ctx):
@@ -119,6 +131,7 @@ def run_case(hq, hkv, b, ctx):
         rec[f"{name}_TBps"] = kv_bytes / (r["median_ms"] * 1e-3) / 1e12
         rec[name] = r
 
+    tj_k, tj_v = shuffled_caches(k_cache, v_cache) if KV_LAYOUT == "shuffled" else (k_cache, v_cache)
     # tilejit, one partition size at a time
     slopes = torch.zeros(hq, dtype=torch.float32, device=dev)
     arrivals = torch.zeros(b, hkv, dtype=torch.int32, device=dev)
@@ -127,7 +140,7 @@ def run_case(hq, hkv, b, ctx):
         dec, red = kernels(hq // hkv, partition, block_n, depth, warps, merge, parts, merge_heads(b, hq, merge_step(parts)))
         p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
-        dargs = dec.make_args(out, p_out, p_lse, q, k_cache, v_cache, block_table, seq_lens, slopes,
+        dargs = dec.make_args(out, p_out, p_lse, q, tj_k, tj_v, block_table, seq_lens, slopes,
                               arrivals, scale, 0.0, 0)
         rargs = red.make_args(out, p_out, p_lse, seq_lens) if red is not None else None
 
@@ -143,11 +156,11 @@ def run_case(hq, hkv, b, ctx):
     # Kept apart: a failure here leaves the rest of the cell.
     try:
         op = tilejit.PagedDecode(jit, head_size=D, gqa_ratio=hq // hkv, block_size=BS,
-                                 num_seqs=b, num_kv_heads=hkv, max_model_len=ctx)
+                                 num_seqs=b, num_kv_heads=hkv, max_model_len=ctx, kv_layout=KV_LAYOUT)
         parts = op.max_partitions(ctx)
         p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
-        op_args = op.make_args(out, q, k_cache, v_cache, block_table, seq_lens, p_out, p_lse, scale)
+        op_args = op.make_args(out, q, tj_k, tj_v, block_table, seq_lens, p_out, p_lse, scale)
         rec["tilejit_op_partition"] = op.partition_size
         timed("tilejit_op", lambda: op.run_args(op_args))
         del p_out, p_lse
@@ -179,7 +192,7 @@ def run_case(hq, hkv, b, ctx):
                                  splits, scale, page_size=BS)
         timed(f"decode_s{splits}", f_dec)
     write(rec)
-    del k_cache, v_cache
+    del k_cache, v_cache, tj_k, tj_v
     torch.cuda.empty_cache()
     return rec
 
