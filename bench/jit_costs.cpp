@@ -7,6 +7,9 @@
 //                               `warm preload-nvrtc` first times dlopen of libnvrtc alone
 //   tilejit_bench_jit launch -- host cost of Device::launch (median of 10^4 calls) and of one
 //                               CUDA graph replay of the same launch
+//   tilejit_bench_jit validate -- the runtime's own share of that: Device::launch of a grid
+//                               with no program (arguments checked, shapes bound, grid
+//                               evaluated, nothing handed to the driver), any device
 // Prints one JSON object per line.
 #include <algorithm>
 #include <chrono>
@@ -15,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "compiler/embedded_files.h"
 #include "compiler/jit_compiler.h"
 #include "runtime/cuda_driver.h"
@@ -125,6 +129,38 @@ int hot(Device& device) {
   return 0;
 }
 
+// The driver's own cost on this host, for comparison with Device::launch: cuLaunchKernel of
+// an empty kernel that takes one argument struct of merge_attn_states' size (6 views: 288
+// bytes) through the same `extra` buffer, nothing checked, the context already current.
+int driverFloor(const std::string& target) {
+  auto api = cuda::driver();
+  if (!api.ok()) return die(api.status());
+  std::string ptx = absl::StrCat(".version 8.0\n.target ", target,
+                                 "\n.address_size 64\n"
+                                 ".visible .entry tj_empty(.param .align 8 .b8 args[288])\n{\n\tret;\n}\n");
+  cuda::CUmodule module = nullptr;
+  cuda::CUfunction function = nullptr;
+  if (auto s = TJ_CU_CHECK(**api, cuModuleLoadData, &module, ptx.c_str()); !s.ok()) return die(s);
+  if (auto s = TJ_CU_CHECK(**api, cuModuleGetFunction, &function, module, "tj_empty"); !s.ok())
+    return die(s);
+  alignas(8) unsigned char args[288] = {};
+  size_t size = sizeof(args);
+  void* extra[] = {reinterpret_cast<void*>(1), args, reinterpret_cast<void*>(2), &size, nullptr};
+  std::vector<double> costs;
+  for (int i = 0; i < 10000; ++i) {
+    auto t = Clock::now();
+    absl::Status status =
+        TJ_CU_CHECK(**api, cuLaunchKernel, function, 1u, 1u, 1u, 32u, 1u, 1u, 0u, nullptr, nullptr, extra);
+    costs.push_back(since(t) * 1e6);
+    if (!status.ok()) return die(status);
+    if (i % 256 == 255) (void)TJ_CU_CHECK(**api, cuCtxSynchronize);
+  }
+  (void)TJ_CU_CHECK(**api, cuCtxSynchronize);
+  (void)(*api)->cuModuleUnload(module);
+  std::printf("{\"mode\":\"driver_floor\",\"median_us\":%.3f}\n", median(costs));
+  return 0;
+}
+
 int launch(Device& device) {
   auto jit = JitCompiler::create();
   if (!jit.ok()) return die(jit.status());
@@ -173,8 +209,36 @@ int launch(Device& device) {
     }
     (void)stream->synchronize();
     std::printf("{\"mode\":\"graph_replay\",\"median_us\":%.3f}\n", median(replays));
+    if (int failed = driverFloor(device.target())) return failed;
   }
   for (void* p : buffers) (void)device.free(p);
+  return 0;
+}
+
+int validate(Device& device) {
+  auto jit = JitCompiler::create();
+  if (!jit.ok()) return die(jit.status());
+  auto spec = KernelSpec::shipped("merge_attn_states", device.target());
+  if (!spec.ok()) return die(spec.status());
+  auto kernel = (*jit)->load(device, *spec);
+  if (!kernel.ok()) return die(kernel.status());
+  // num_tokens 0: grid x is 0, so launch returns after everything but the driver call.
+  const int64_t heads = 8, dim = 128;
+  auto buffer = device.allocate(heads * dim * 2);
+  if (!buffer.ok()) return die(buffer.status());
+  TensorArg out = TensorArg::contiguous(*buffer, DType::kBF16, {0, heads, dim});
+  TensorArg lse = TensorArg::contiguous(*buffer, DType::kF32, {heads, 0});
+  std::vector<KernelArg> args = {out, lse, out, lse, out, lse};
+  std::vector<double> costs;
+  for (int i = 0; i < 100000; ++i) {
+    auto t = Clock::now();
+    absl::Status status = device.launch(**kernel, args);
+    costs.push_back(since(t) * 1e6);
+    if (!status.ok()) return die(status);
+  }
+  std::printf("{\"mode\":\"validate\",\"device\":\"%s\",\"median_us\":%.3f}\n",
+              device.name().c_str(), median(costs));
+  (void)device.free(*buffer);
   return 0;
 }
 
@@ -190,6 +254,7 @@ int main(int argc, char** argv) {
   if (mode == "warm") return warm(*device, argc > 2 && std::string(argv[2]) == "preload-nvrtc");
   if (mode == "launch") return launch(*device);
   if (mode == "hot") return hot(*device);
-  std::fprintf(stderr, "usage: tilejit_bench_jit cold|warm|hot|launch\n");
+  if (mode == "validate") return validate(*device);
+  std::fprintf(stderr, "usage: tilejit_bench_jit cold|warm|hot|launch|validate\n");
   return 2;
 }
