@@ -129,6 +129,16 @@ int hot(Device& device) {
   return 0;
 }
 
+// The shipped merge_attn_states on `device`, the kernel of the launch figures (`jit` keeps it).
+absl::StatusOr<const LoadedKernel*> shippedMerge(Device& device, std::unique_ptr<JitCompiler>& jit) {
+  auto created = JitCompiler::create();
+  if (!created.ok()) return created.status();
+  jit = std::move(*created);
+  auto spec = KernelSpec::shipped("merge_attn_states", device.target());
+  if (!spec.ok()) return spec.status();
+  return jit->load(device, *spec);
+}
+
 // The driver's own cost on this host, for comparison with Device::launch: cuLaunchKernel of
 // an empty kernel that takes one argument struct of merge_attn_states' size (6 views: 288
 // bytes) through the same `extra` buffer, nothing checked, the context already current.
@@ -162,11 +172,8 @@ int driverFloor(const std::string& target) {
 }
 
 int launch(Device& device) {
-  auto jit = JitCompiler::create();
-  if (!jit.ok()) return die(jit.status());
-  auto spec = KernelSpec::shipped("merge_attn_states", device.target());
-  if (!spec.ok()) return die(spec.status());
-  auto kernel = (*jit)->load(device, *spec);
+  std::unique_ptr<JitCompiler> jit;
+  auto kernel = shippedMerge(device, jit);
   if (!kernel.ok()) return die(kernel.status());
   // A small problem so the GPU keeps up with the host: 64 tokens x 8 heads x 128.
   const int64_t tokens = 64, heads = 8, dim = 128;
@@ -216,11 +223,8 @@ int launch(Device& device) {
 }
 
 int validate(Device& device) {
-  auto jit = JitCompiler::create();
-  if (!jit.ok()) return die(jit.status());
-  auto spec = KernelSpec::shipped("merge_attn_states", device.target());
-  if (!spec.ok()) return die(spec.status());
-  auto kernel = (*jit)->load(device, *spec);
+  std::unique_ptr<JitCompiler> jit;
+  auto kernel = shippedMerge(device, jit);
   if (!kernel.ok()) return die(kernel.status());
   // num_tokens 0: grid x is 0, so launch returns after everything but the driver call.
   const int64_t heads = 8, dim = 128;
