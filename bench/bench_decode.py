@@ -47,6 +47,8 @@ DECODE_PARAMS = json.loads(os.environ.get("DECODE_PARAMS", "{}"))
 # "shuffled": tilejit reads K/V in the shuffled layout (CONTEXT.md section 5; copies of the
 # same caches), the peers the standard one.
 KV_LAYOUT = os.environ.get("KV_LAYOUT", "standard")
+if KV_LAYOUT not in ("standard", "shuffled"):
+    sys.exit(f"KV_LAYOUT={KV_LAYOUT!r}: want 'standard' or 'shuffled'")
 # Extra paged_decode_reduce parameters, e.g. '{"partitions_per_step": 8, "num_warps": 2}'.
 REDUCE_PARAMS = json.loads(os.environ.get("REDUCE_PARAMS", "{}"))
 jit = tilejit.Jit()
