@@ -148,11 +148,10 @@ int driverFloor(const std::string& target) {
   std::string ptx = absl::StrCat(".version 8.0\n.target ", target,
                                  "\n.address_size 64\n"
                                  ".visible .entry tj_empty(.param .align 8 .b8 args[288])\n{\n\tret;\n}\n");
-  cuda::CUmodule module = nullptr;
-  cuda::CUfunction function = nullptr;
-  if (auto s = TJ_CU_CHECK(**api, cuModuleLoadData, &module, ptx.c_str()); !s.ok()) return die(s);
-  if (auto s = TJ_CU_CHECK(**api, cuModuleGetFunction, &function, module, "tj_empty"); !s.ok())
-    return die(s);
+  auto module = cuda::Module::load(ptx.c_str());
+  if (!module.ok()) return die(module.status());
+  auto function = module->function("tj_empty");
+  if (!function.ok()) return die(function.status());
   alignas(8) unsigned char args[288] = {};
   size_t size = sizeof(args);
   void* extra[] = {reinterpret_cast<void*>(1), args, reinterpret_cast<void*>(2), &size, nullptr};
@@ -160,13 +159,12 @@ int driverFloor(const std::string& target) {
   for (int i = 0; i < 10000; ++i) {
     auto t = Clock::now();
     absl::Status status =
-        TJ_CU_CHECK(**api, cuLaunchKernel, function, 1u, 1u, 1u, 32u, 1u, 1u, 0u, nullptr, nullptr, extra);
+        TJ_CU_CHECK(**api, cuLaunchKernel, *function, 1u, 1u, 1u, 32u, 1u, 1u, 0u, nullptr, nullptr, extra);
     costs.push_back(since(t) * 1e6);
     if (!status.ok()) return die(status);
     if (i % 256 == 255) (void)TJ_CU_CHECK(**api, cuCtxSynchronize);
   }
   (void)TJ_CU_CHECK(**api, cuCtxSynchronize);
-  (void)(*api)->cuModuleUnload(module);
   std::printf("{\"mode\":\"driver_floor\",\"median_us\":%.3f}\n", median(costs));
   return 0;
 }
