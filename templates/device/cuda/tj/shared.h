@@ -156,7 +156,7 @@ __device__ __forceinline__ SharedTile<T, R, C> takeSlot(AsyncCopies& async) {
 }
 
 // *p where `pred` holds, else 0, as one predicated load. Written in PTX so that the row
-// copies of paged_load_shared stay branch-free: left to the compiler, a guarded table lookup
+// copies of paged_rows stay branch-free: left to the compiler, a guarded table lookup
 // may become a branch per row, and then each row's lookup waits for the one before it (the
 // latency of a whole tile at one program per SM: bench/results/2026-12-01/s9-swizzle).
 template <typename TI>
@@ -203,7 +203,7 @@ __device__ __forceinline__ void cpAsync16(void* dst, const void* src, int srcByt
 
 }  // namespace detail
 
-// How paged_load_shared spreads a [BN, D] tile of T over the threads: kLanes consecutive
+// How paged_load_shared_rows spreads a [BN, D] tile of T over the threads: kLanes consecutive
 // threads share a row, each copying every kLanes-th 16-byte piece, so one copy instruction
 // of a warp covers whole 128-byte lines of 32 / kLanes rows (fewer L2 requests than half
 // lines); a thread handles one row per pass. TJ_PAGED_ROW_LANES (default 8: 128 bytes) is
@@ -211,7 +211,7 @@ __device__ __forceinline__ void cpAsync16(void* dst, const void* src, int srcByt
 template <typename T, int64_t BN, int64_t D>
 struct PagedCopyShape {
   static constexpr int kX = int(16 / sizeof(T));
-  static_assert(D % kX == 0, "paged_load_shared: rows are whole 16-byte pieces");
+  static_assert(D % kX == 0, "paged_load_shared_rows: rows are whole 16-byte pieces");
   static constexpr int kRowPieces = int(D) / kX;
   static constexpr int kLanesWanted = TJ_PAGED_ROW_LANES < kRowPieces ? TJ_PAGED_ROW_LANES : kRowPieces;
   static constexpr int kLanes = kLanesWanted < TJ_THREADS ? kLanesWanted : TJ_THREADS;
@@ -290,7 +290,7 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared_rows(AsyncCopi
   using C = PagedCopyShape<T, BN, D>;
   constexpr int X = C::kX;
   static_assert((!S::kSwapped && !S::kXor) || C::kLanes % 2 == 0,
-                "paged_load_shared: lanes of a row cover whole sectors");
+                "paged_load_shared_rows: lanes of a row cover whole sectors");
   S out = detail::takeSlot<Buffer, Slots, Offset, T, BN, D>(async);
   const int lane = C::lane();
   // The lane's first piece within any row of the head: a row's pieces are then constant
@@ -318,22 +318,10 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared_rows(AsyncCopi
   return out;
 }
 
-// paged_load into shared memory: row i is token token_start + i; rows past `limit` are zero
-// (paged_rows, then paged_load_shared_rows).
-template <CacheLayout Layout, int64_t BN, int64_t D, int Buffer, int Slots, int Offset, int64_t BlockSize,
-          typename T, int RC, typename TI>
-__device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared(AsyncCopies& async, const View<T, RC>& cache,
-                                                                 const View<TI, 2>& table, int64_t seq,
-                                                                 int64_t token_start, int64_t limit,
-                                                                 int64_t head) {
-  const auto rows = paged_rows<T, BN, D, BlockSize>(table, seq, token_start, limit, cache.shape[1]);
-  return paged_load_shared_rows<Layout, BN, D, Buffer, Slots, Offset>(async, cache, rows, head);
-}
-
 // load into shared memory: a 2-D tile over the view's last two axes; masked elements are
 // `other`. WholeRows (the emitter's promise: the tile spans the view's innermost extent, a
 // multiple of 16 bytes, from column 0, and `other` is 0) copies every row 16 bytes at a time
-// with only rows masked (to zero), like paged_load_shared: the launch check guarantees the
+// with only rows masked (to zero), like paged_load_shared_rows: the launch check guarantees the
 // alignment.
 template <int64_t R, int64_t C, int Buffer, int Slots, int Offset, bool WholeRows = false, typename T, int RV>
 __device__ __forceinline__ SharedTile<T, R, C> load_shared(AsyncCopies& async, const View<T, RV>& view,
