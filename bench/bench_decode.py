@@ -37,8 +37,10 @@ BLOCK_NS = [int(n) for n in os.environ.get("BLOCK_NS", "32,64").split(",")]
 DEPTHS = [int(d) for d in os.environ.get("DEPTHS", "1").split(",")]
 # Warps per program (paged_decode's num_warps; the table's kernels use 4).
 WARPS = [int(w) for w in os.environ.get("WARPS", "4").split(",")]
-# 1: the split-K kernel merges its partitions itself (merge_in_kernel; no merge kernel).
-MERGES = [int(m) for m in os.environ.get("MERGE_IN_KERNEL", "0").split(",")]
+# How partitions merge: 0 the merge kernel; 1 the split-K kernel's last program
+# (merge_in_kernel); c a thread-block cluster of the sequence's partitions (cluster_size =
+# partitions; variants whose partitions do not fit one cluster of 2..8 are skipped).
+MERGES = [m if m == "c" else int(m) for m in os.environ.get("MERGE_IN_KERNEL", "0").split(",")]
 VARIANTS = [(p, n, d, w, m) for p in PARTITIONS for n in BLOCK_NS for d in DEPTHS for w in WARPS
             for m in MERGES]
 CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset
@@ -57,16 +59,19 @@ _kernels = {}
 
 def variant_name(partition, block_n, depth, warps, merge):
     return (f"p{partition}_n{block_n}" + (f"_d{depth}" if depth > 1 else "")
-            + (f"_w{warps}" if warps != 4 else "") + ("_m" if merge else ""))
+            + (f"_w{warps}" if warps != 4 else "")
+            + ("_c" if merge == "c" else "_m" if merge else ""))
 
 
 def kernels(ratio, partition, block_n, depth, warps, merge, partitions, merge_head_count):
-    key = (ratio, partition, block_n, depth, warps, merge, merge_step(partitions), merge_head_count)
+    key = (ratio, partition, block_n, depth, warps, merge, merge_step(partitions), merge_head_count,
+           partitions if merge == "c" else None)
     if key not in _kernels:
         common = dict(dtype="bf16", head_size=D, gqa_ratio=ratio, q_rows=16,
                       partition_size=partition)
+        merging = dict(cluster_size=partitions) if merge == "c" else dict(merge_in_kernel=merge)
         params = dict(dict(block_size=BS, block_n=block_n, num_warps=warps, prefetch_depth=depth,
-                           merge_in_kernel=merge, kv_layout=KV_LAYOUT),
+                           kv_layout=KV_LAYOUT, **merging),
                       **DECODE_PARAMS)
         dec = jit.load("paged_decode", **params, **common)
         # No merge kernel where the split-K kernel merges itself.
@@ -139,6 +144,8 @@ def run_case(hq, hkv, b, ctx):
     arrivals = torch.zeros(b, hkv, dtype=torch.int32, device=dev)
     for partition, block_n, depth, warps, merge in VARIANTS:
         parts = max(1, math.ceil(ctx / partition))
+        if merge == "c" and not 2 <= parts <= 8:
+            continue
         dec, red = kernels(hq // hkv, partition, block_n, depth, warps, merge, parts, merge_heads(b, hq, merge_step(parts)))
         p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)

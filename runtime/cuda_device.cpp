@@ -4,6 +4,7 @@
 #include <limits>
 #include <string_view>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device.h"
@@ -27,15 +28,20 @@ inline constexpr int64_t kDefaultDynamicSharedLimit = 48 * 1024;
 
 class CudaKernel : public LoadedKernel {
  public:
-  CudaKernel(KernelMetadata metadata, Grid grid, Module module, CUfunction function)
+  CudaKernel(KernelMetadata metadata, Grid grid, Module module, CUfunction function,
+             int64_t clusterPrograms)
       : LoadedKernel(std::move(metadata), std::move(grid)),
         module_(std::move(module)),
-        function_(function) {}
+        function_(function),
+        clusterPrograms_(clusterPrograms) {}
   CUfunction function() const { return function_; }
+  // Programs per thread-block cluster along grid axis 2 (compiled in; 1: no clusters).
+  int64_t clusterPrograms() const { return clusterPrograms_; }
 
  private:
   Module module_;
   CUfunction function_;
+  int64_t clusterPrograms_;
 };
 
 class CudaDevice : public Device {
@@ -66,6 +72,15 @@ class CudaDevice : public Device {
                                                      metadata.threadsPerProgram,
                                                      " threads per program; CUDA allows 1..1024"));
     TJ_ASSIGN_OR_RETURN(Grid grid, parseGrid(metadata));
+    int64_t clusterPrograms = 1;
+    for (const auto& [name, value] : metadata.parameters)
+      if (name == "cluster_size" && (!absl::SimpleAtoi(value, &clusterPrograms) || clusterPrograms < 1))
+        return absl::InvalidArgumentError(absl::StrCat("kernel '", metadata.templateName,
+                                                       "' has cluster_size '", value, "'"));
+    if (clusterPrograms > 1 && major_ < 9)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "kernel '", metadata.templateName, "' runs in thread-block clusters (cluster_size ",
+          clusterPrograms, "); ", name(), " has none (sm_90 and later do)"));
     TJ_RETURN_IF_ERROR(context_.makeCurrent());
     // cuModuleLoadData reads a pointer with no size: hand it an owned, aligned copy.
     std::string image(binary);
@@ -95,7 +110,8 @@ class CudaDevice : public Device {
                                      CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                      static_cast<int>(metadata.dynamicSharedBytes)));
     return std::unique_ptr<LoadedKernel>(
-        std::make_unique<CudaKernel>(metadata, std::move(grid), std::move(module), function));
+        std::make_unique<CudaKernel>(metadata, std::move(grid), std::move(module), function,
+                                     clusterPrograms));
   }
 
   absl::StatusOr<void*> allocate(size_t bytes) override {
@@ -152,6 +168,11 @@ class CudaDevice : public Device {
         return absl::InvalidArgumentError(absl::StrCat(
             "grid ", kAxes[axis], " '", kernel.grid()[axis].text(), "' is ", grid[axis],
             " for these shapes; ", name(), " allows at most ", maxGrid_[axis]));
+    if (grid[2] % cudaKernel.clusterPrograms() != 0)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "grid z '", kernel.grid()[2].text(), "' is ", grid[2], " for these shapes; kernel '",
+          kernel.metadata().templateName, "' runs in clusters of ", cudaKernel.clusterPrograms(),
+          " programs along z, so it must be a multiple of that"));
     TJ_RETURN_IF_ERROR(context_.makeCurrent());
     // The kernel's one parameter is the argument struct; the driver copies `packedSize` bytes
     // from this pointer when the launch is enqueued (or captured), so a stack buffer is fine.

@@ -5,7 +5,9 @@
 // The q heads of one GQA group share every K/V load and form the M dimension of both dots.
 // Each program writes the group's partial output and LSE of its partition, and
 // paged_decode_reduce merges them - or, with merge_in_kernel, the last program of the
-// (sequence, kv head) to finish does (tj.arrive); a sequence that fits in one partition gets
+// (sequence, kv head) to finish does (tj.arrive), or, with cluster_size > 1 (sm_90), the
+// partitions' programs run as one thread-block cluster and merge through each other's shared
+// memory (tj.cluster_merge_store); a sequence that fits in one partition gets
 // its output written here and the merge skips it. A grid of one partition (max_partitions 1:
 // every context up to max_model_len fits) writes every output here, zeros for empty
 // sequences too, so the merge need not be launched at all. Values past a sequence's end are
@@ -35,6 +37,11 @@ tj.template @paged_decode {
   // itself (tj.arrive on `arrivals`, which must start zeroed; the merge resets it), so
   // paged_decode_reduce is not launched: one kernel instead of two, for small grids.
   tj.param @merge_in_kernel : int values [0, 1] default 0
+  // > 1 (reserved: targets with thread-block clusters): the partitions of a (sequence, kv
+  // head) run as one cluster of this many programs and merge through each other's shared
+  // memory (tj.cluster_merge_store); no merge kernel, no partials in global memory. The grid
+  // must have exactly this many partitions (PagedDecode sizes them so).
+  tj.param @cluster_size : int range [1, 8] default 1
   tj.param @soft_cap : int values [0, 1] default 0
   tj.param @alibi : int values [0, 1] default 0
 
@@ -50,6 +57,18 @@ tj.template @paged_decode {
     %r = arith.remsi %p, %n : index
     %c0 = arith.constant 0 : index
     %ok = arith.cmpi eq, %r, %c0 : index
+    tj.yield %ok : i1
+  }
+  tj.constraint "merge_in_kernel and cluster_size > 1 are two ways to merge: pick one" {
+    %in_kernel = tj.param_value @merge_in_kernel : index
+    %cluster = tj.param_value @cluster_size : index
+    %c1 = arith.constant 1 : index
+    %clustered = arith.cmpi sgt, %cluster, %c1 : index
+    %c0 = arith.constant 0 : index
+    %no_arrivals = arith.cmpi eq, %in_kernel, %c0 : index
+    %true = arith.constant true
+    %plain = arith.xori %clustered, %true : i1
+    %ok = arith.ori %plain, %no_arrivals : i1
     tj.yield %ok : i1
   }
   tj.constraint "the shuffled layout needs block_size to be a multiple of 8" {
@@ -134,9 +153,20 @@ tj.template @paged_decode {
     %no_token = arith.cmpi sle, %seq_len, %c0 : index
     %first_of_none = arith.andi %first_partition, %no_token : i1
     %one_partition = arith.cmpi eq, %max_partitions, %c1 : index
-    %no_merge_kernel = arith.ori %merge_here, %one_partition : i1
+    %cluster_size = tj.param_value @cluster_size : index
+    %clustered = arith.cmpi sgt, %cluster_size, %c1 : index
+    %merged_here = arith.ori %merge_here, %clustered : i1
+    %no_merge_kernel = arith.ori %merged_here, %one_partition : i1
     %writes_zeros = arith.andi %no_merge_kernel, %first_of_none : i1
-    %active = arith.ori %has_tokens, %writes_zeros : i1
+    // In a cluster every program of a sequence of several partitions (those that hold
+    // tokens, below) takes part in the merge, tokens or not: one that exited would leave its
+    // partners waiting, or reading shared memory that is gone.
+    %needed_here = arith.ceildivsi %seq_len, %partition_size : index
+    %used_here = arith.minsi %needed_here, %max_partitions : index
+    %several = arith.cmpi sgt, %used_here, %c1 : index
+    %cluster_merges = arith.andi %clustered, %several : i1
+    %works = arith.ori %has_tokens, %writes_zeros : i1
+    %active = arith.ori %works, %cluster_merges : i1
     scf.if %active {
       %past_partition = arith.addi %start, %partition_size : index
       %end = arith.minsi %past_partition, %seq_len : index
@@ -304,67 +334,73 @@ tj.template @paged_decode {
         tj.store %final, %output[%seq, %head0, %c0] limits [%num_seqs, %head_end, %head_size]
             : tensor<?x?x!tj.dtype<"dtype">>, !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
       } else {
-        tj.store %normalized, %partial_out[%seq, %partition, %head0, %c0]
-            limits [%num_seqs, %max_partitions, %head_end, %head_size]
-            : tensor<?x?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32>
-        tj.store %lse, %partial_lse[%seq, %partition, %head0] limits [%num_seqs, %max_partitions, %head_end]
-            : tensor<?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads], f32>
-        scf.if %merge_here {
-          // Every partition of the grid that starts before the sequence's end arrives, after
-          // its stores.
-          %last_here = tj.arrive %arrivals[%seq, %kv_head] count %used
-              : !tj.view<[num_seqs, num_kv_heads], i32>
-          scf.if %last_here {
-            // The merge of paged_decode_reduce, one partition at a time (its own constants:
-            // these tiles keep the loads' layout, not the dots').
-            %zero_m = arith.constant 0.0 : f32
-            %one_m = arith.constant 1.0 : f32
-            %ninf_m = arith.constant 0xFF800000 : f32
-            %zero_h = tj.full %zero_m [q_rows] : f32 -> tensor<?xf32>
-            %one_h = tj.full %one_m [q_rows] : f32 -> tensor<?xf32>
-            %ninf_h = tj.full %ninf_m [q_rows] : f32 -> tensor<?xf32>
-            %zero_o = tj.full %zero_m [q_rows, head_size] : f32 -> tensor<?x?xf32>
-            %m_all, %l_all, %acc_all = scf.for %p = %c0 to %used step %c1
-                iter_args(%m_p = %ninf_h, %l_p = %zero_h, %acc_p = %zero_o)
-                -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
-              %lse_p = tj.load %partial_lse[%seq, %p, %head0] limits [%num_seqs, %max_partitions, %head_end]
-                  other %ninf_m : f32 [q_rows]
-                  : !tj.view<[num_seqs, max_partitions, num_q_heads], f32> -> tensor<?xf32>
-              %out_p = tj.load %partial_out[%seq, %p, %head0, %c0]
-                  limits [%num_seqs, %max_partitions, %head_end, %head_size] [q_rows, head_size]
-                  : !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32> -> tensor<?x?xf32>
-              // While every LSE so far is -inf the shift is 0 and all weights are 0.
-              %m_next = arith.maximumf %m_p, %lse_p : tensor<?xf32>
-              %m_none = arith.cmpf oeq, %m_next, %ninf_h : tensor<?xf32>
-              %shift_m = arith.select %m_none, %zero_h, %m_next : tensor<?xi1>, tensor<?xf32>
-              %old_m = arith.subf %m_p, %shift_m : tensor<?xf32>
-              %alpha_m = math.exp %old_m : tensor<?xf32>
-              %rel_m = arith.subf %lse_p, %shift_m : tensor<?xf32>
-              %w = math.exp %rel_m : tensor<?xf32>
-              %l_old = arith.mulf %l_p, %alpha_m : tensor<?xf32>
-              %l_next = arith.addf %l_old, %w : tensor<?xf32>
-              %w_col = tj.expand_dims %w axis 1 : tensor<?xf32> -> tensor<?x1xf32>
-              %w_2d = tj.broadcast %w_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
-              // A partition of weight 0 (no valid token, rows past the group) never
-              // contributes, whatever its workspace holds.
-              %w_zero = arith.cmpf oeq, %w_2d, %zero_o : tensor<?x?xf32>
-              %weighted = arith.mulf %out_p, %w_2d : tensor<?x?xf32>
-              %part = arith.select %w_zero, %zero_o, %weighted : tensor<?x?xi1>, tensor<?x?xf32>
-              %alpha_col_m = tj.expand_dims %alpha_m axis 1 : tensor<?xf32> -> tensor<?x1xf32>
-              %alpha_2d_m = tj.broadcast %alpha_col_m [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
-              %acc_old = arith.mulf %acc_p, %alpha_2d_m : tensor<?x?xf32>
-              %acc_next = arith.addf %acc_old, %part : tensor<?x?xf32>
-              scf.yield %m_next, %l_next, %acc_next : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+        scf.if %clustered {
+          tj.cluster_merge_store %normalized, %lse count %used into %output[%seq, %head0, %c0]
+              limits [%num_seqs, %head_end, %head_size]
+              : tensor<?x?xf32>, tensor<?xf32>, !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
+        } else {
+          tj.store %normalized, %partial_out[%seq, %partition, %head0, %c0]
+              limits [%num_seqs, %max_partitions, %head_end, %head_size]
+              : tensor<?x?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32>
+          tj.store %lse, %partial_lse[%seq, %partition, %head0] limits [%num_seqs, %max_partitions, %head_end]
+              : tensor<?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads], f32>
+          scf.if %merge_here {
+            // Every partition of the grid that starts before the sequence's end arrives, after
+            // its stores.
+            %last_here = tj.arrive %arrivals[%seq, %kv_head] count %used
+                : !tj.view<[num_seqs, num_kv_heads], i32>
+            scf.if %last_here {
+              // The merge of paged_decode_reduce, one partition at a time (its own constants:
+              // these tiles keep the loads' layout, not the dots').
+              %zero_m = arith.constant 0.0 : f32
+              %one_m = arith.constant 1.0 : f32
+              %ninf_m = arith.constant 0xFF800000 : f32
+              %zero_h = tj.full %zero_m [q_rows] : f32 -> tensor<?xf32>
+              %one_h = tj.full %one_m [q_rows] : f32 -> tensor<?xf32>
+              %ninf_h = tj.full %ninf_m [q_rows] : f32 -> tensor<?xf32>
+              %zero_o = tj.full %zero_m [q_rows, head_size] : f32 -> tensor<?x?xf32>
+              %m_all, %l_all, %acc_all = scf.for %p = %c0 to %used step %c1
+                  iter_args(%m_p = %ninf_h, %l_p = %zero_h, %acc_p = %zero_o)
+                  -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+                %lse_p = tj.load %partial_lse[%seq, %p, %head0] limits [%num_seqs, %max_partitions, %head_end]
+                    other %ninf_m : f32 [q_rows]
+                    : !tj.view<[num_seqs, max_partitions, num_q_heads], f32> -> tensor<?xf32>
+                %out_p = tj.load %partial_out[%seq, %p, %head0, %c0]
+                    limits [%num_seqs, %max_partitions, %head_end, %head_size] [q_rows, head_size]
+                    : !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32> -> tensor<?x?xf32>
+                // While every LSE so far is -inf the shift is 0 and all weights are 0.
+                %m_next = arith.maximumf %m_p, %lse_p : tensor<?xf32>
+                %m_none = arith.cmpf oeq, %m_next, %ninf_h : tensor<?xf32>
+                %shift_m = arith.select %m_none, %zero_h, %m_next : tensor<?xi1>, tensor<?xf32>
+                %old_m = arith.subf %m_p, %shift_m : tensor<?xf32>
+                %alpha_m = math.exp %old_m : tensor<?xf32>
+                %rel_m = arith.subf %lse_p, %shift_m : tensor<?xf32>
+                %w = math.exp %rel_m : tensor<?xf32>
+                %l_old = arith.mulf %l_p, %alpha_m : tensor<?xf32>
+                %l_next = arith.addf %l_old, %w : tensor<?xf32>
+                %w_col = tj.expand_dims %w axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+                %w_2d = tj.broadcast %w_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
+                // A partition of weight 0 (no valid token, rows past the group) never
+                // contributes, whatever its workspace holds.
+                %w_zero = arith.cmpf oeq, %w_2d, %zero_o : tensor<?x?xf32>
+                %weighted = arith.mulf %out_p, %w_2d : tensor<?x?xf32>
+                %part = arith.select %w_zero, %zero_o, %weighted : tensor<?x?xi1>, tensor<?x?xf32>
+                %alpha_col_m = tj.expand_dims %alpha_m axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+                %alpha_2d_m = tj.broadcast %alpha_col_m [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
+                %acc_old = arith.mulf %acc_p, %alpha_2d_m : tensor<?x?xf32>
+                %acc_next = arith.addf %acc_old, %part : tensor<?x?xf32>
+                scf.yield %m_next, %l_next, %acc_next : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+              }
+              %l_none = arith.cmpf oeq, %l_all, %zero_h : tensor<?xf32>
+              %div_m = arith.select %l_none, %one_h, %l_all : tensor<?xi1>, tensor<?xf32>
+              %inv_m = arith.divf %one_h, %div_m : tensor<?xf32>
+              %inv_col_m = tj.expand_dims %inv_m axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+              %inv_2d_m = tj.broadcast %inv_col_m [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
+              %merged = arith.mulf %acc_all, %inv_2d_m : tensor<?x?xf32>
+              %merged_out = arith.truncf %merged : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
+              tj.store %merged_out, %output[%seq, %head0, %c0] limits [%num_seqs, %head_end, %head_size]
+                  : tensor<?x?x!tj.dtype<"dtype">>, !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
             }
-            %l_none = arith.cmpf oeq, %l_all, %zero_h : tensor<?xf32>
-            %div_m = arith.select %l_none, %one_h, %l_all : tensor<?xi1>, tensor<?xf32>
-            %inv_m = arith.divf %one_h, %div_m : tensor<?xf32>
-            %inv_col_m = tj.expand_dims %inv_m axis 1 : tensor<?xf32> -> tensor<?x1xf32>
-            %inv_2d_m = tj.broadcast %inv_col_m [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
-            %merged = arith.mulf %acc_all, %inv_2d_m : tensor<?x?xf32>
-            %merged_out = arith.truncf %merged : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
-            tj.store %merged_out, %output[%seq, %head0, %c0] limits [%num_seqs, %head_end, %head_size]
-                : tensor<?x?x!tj.dtype<"dtype">>, !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
           }
         }
       }

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -567,6 +568,16 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
                               ", ", use(store.getValue()), ");"));
     return absl::OkStatus();
   }
+  if (auto merge = dyn_cast<tj::ClusterMergeStoreOp>(op)) {
+    // emitKernel checked that the kernel runs in clusters (TJ_CLUSTER_PROGRAMS) on this target.
+    line(indent, absl::StrCat("tj::cluster_merge_store<TJ_CLUSTER_PROGRAMS>(", use(merge.getView()),
+                              ", ", indexList(merge.getOffsets()), ", ",
+                              limitList(merge.getView(), merge.getLimits(),
+                                        merge.getView().getType().getRank()),
+                              ", ", use(merge.getPartial()), ", ", use(merge.getLse()), ", ",
+                              use(merge.getCount()), ");"));
+    return absl::OkStatus();
+  }
   if (auto load = dyn_cast<tj::LoadScalarOp>(op))
     return assign(op, indent, absl::StrCat("tj::load_scalar(", use(load.getView()), ", ",
                                            indexList(load.getIndices()), ")"));
@@ -625,6 +636,31 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
   return unsupported(&op);
 }
 
+// The reserved parameter `cluster_size`: programs per thread-block cluster along grid axis 2
+// (1 or absent: none). Clusters exist only where the target has them, and
+// tj.cluster_merge_store only in a kernel that runs in them.
+absl::StatusOr<int64_t> clusterProgramsOf(tj::KernelOp kernel, const KernelMetadata& metadata,
+                                          const TargetDescription& target) {
+  int64_t programs = 1;
+  for (const auto& [name, value] : metadata.parameters)
+    if (name == "cluster_size" && !absl::SimpleAtoi(value, &programs))
+      return absl::InvalidArgumentError(absl::StrCat("cluster_size '", value, "' is not an integer"));
+  if (programs < 1 || programs > std::max<int64_t>(1, target.maxClusterPrograms))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cluster_size ", programs, ": target ", target.name,
+        target.maxClusterPrograms > 1
+            ? absl::StrCat(" holds 1..", target.maxClusterPrograms, " programs per cluster")
+            : " has no thread-block clusters (cluster_size must be 1)"));
+  tj::ClusterMergeStoreOp merge;
+  kernel.walk([&](tj::ClusterMergeStoreOp op) { merge = op; });
+  if (merge && programs < 2)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "template '", metadata.templateName,
+        "' merges through a thread-block cluster (tj.cluster_merge_store) but is specialized "
+        "with cluster_size ", programs, "; it needs 2 or more"));
+  return programs;
+}
+
 }  // namespace
 
 absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
@@ -663,6 +699,8 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
     int64_t fit = target.isGpu() ? (target.sharedBytesPerProgram + 1024) / perProgram : requested;
     out += absl::StrCat("#define TJ_MIN_BLOCKS ", std::max<int64_t>(1, std::min(requested, fit)), "\n");
   }
+  TJ_ASSIGN_OR_RETURN(int64_t clusterPrograms, clusterProgramsOf(kernel, metadata, target));
+  if (clusterPrograms > 1) out += absl::StrCat("#define TJ_CLUSTER_PROGRAMS ", clusterPrograms, "\n");
   out += "#include \"tj/device.h\"\n\n";
 
   std::string argsType = absl::StrCat("tj_args_", kernel.getSymName().str());

@@ -109,6 +109,11 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
       params["partition_size"] = std::to_string(tiling->partitionSize);
       params["block_n"] = std::to_string(tiling->blockN);
       params["prefetch_depth"] = std::to_string(tiling->prefetchDepth);
+      // Merged through a thread-block cluster where the row asks for it and the partitions
+      // of a sequence fit in one.
+      int64_t partitions = (config.maxModelLen + tiling->partitionSize - 1) / tiling->partitionSize;
+      if (tiling->clusterMerge && partitions >= 2 && partitions <= target->maxClusterPrograms)
+        params["cluster_size"] = std::to_string(partitions);
     }
   }
   // "reduce_<parameter>" entries tune the merge kernel; the rest the split-K kernel.
@@ -126,7 +131,8 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
   // its slower kernel, not the sum); the split-K kernel's own value is checked afterwards.
   // With merge_in_kernel the merge kernel is neither compiled nor launched (the split-K
   // kernel's own parameters decide below; this only spares the early compile).
-  const bool mergeInKernel = params.count("merge_in_kernel") && params.at("merge_in_kernel") == "1";
+  const bool mergeInKernel = (params.count("merge_in_kernel") && params.at("merge_in_kernel") == "1") ||
+                             (params.count("cluster_size") && params.at("cluster_size") != "1");
   std::optional<int64_t> expected = expectedPartitionSize(*target, params);
   std::future<absl::StatusOr<const LoadedKernel*>> early;
   if (expected && !mergeInKernel) {
@@ -153,11 +159,25 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
   for (const auto& [name, value] : op.decode_->metadata().parameters) {
     if (name == "partition_size" && !absl::SimpleAtoi(value, &partitionSize))
       return absl::InternalError(absl::StrCat("paged_decode reports partition_size '", value, "'"));
-    if (name == "merge_in_kernel") mergesItself = value == "1";
+    if (name == "merge_in_kernel") mergesItself = mergesItself || value == "1";
+    if (name == "cluster_size" && !absl::SimpleAtoi(value, &op.clusterSize_))
+      return absl::InternalError(absl::StrCat("paged_decode reports cluster_size '", value, "'"));
   }
   if (partitionSize <= 0)
     return absl::InternalError("paged_decode was specialized without a positive partition_size");
   op.partitionSize_ = partitionSize;
+  if (op.clusterSize_ > 1) {
+    // One cluster holds every partition of a (sequence, kv head): the workspace must have
+    // exactly cluster_size of them.
+    if (config.maxModelLen <= 0 || op.maxPartitions(config.maxModelLen) != op.clusterSize_)
+      return absl::InvalidArgumentError(absl::StrCat(
+          "paged_decode with cluster_size ", op.clusterSize_,
+          " merges one cluster's partitions, so max_model_len must split into exactly that many "
+          "partitions of ", partitionSize, " tokens; max_model_len ",
+          config.maxModelLen > 0 ? std::to_string(config.maxModelLen) : "unknown (0)", " gives ",
+          config.maxModelLen > 0 ? std::to_string(op.maxPartitions(config.maxModelLen)) : "none"));
+    mergesItself = true;
+  }
   if (mergesItself) return op;
   if (!early.valid() || partitionSize != *expected) {
     // The merge must agree with the split-K kernel, whatever chose its values.
@@ -175,6 +195,11 @@ int64_t PagedDecode::maxPartitions(int64_t maxModelLen) const {
 }
 
 absl::Status PagedDecode::operator()(const PagedDecodeArgs& a, Stream stream) const {
+  if (clusterSize_ > 1 && (a.partialOut.rank < 2 || a.partialOut.shape[1] != clusterSize_))
+    return absl::InvalidArgumentError(absl::StrCat(
+        "paged_decode merges in clusters of ", clusterSize_, " partitions: partial_out must have ",
+        clusterSize_, " partitions (dimension 1), not ",
+        a.partialOut.rank < 2 ? std::string("none") : std::to_string(a.partialOut.shape[1])));
   const KernelArg decodeArgs[] = {a.output,      a.partialOut,  a.partialLse,  a.query,
                                   a.keyCache,    a.valueCache,  a.blockTables,
                                   a.seqLens,     a.alibiSlopes, a.arrivals,

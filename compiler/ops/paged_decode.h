@@ -1,7 +1,8 @@
 // Paged decode as one call: the split-K kernel (paged_decode) and the partition merge
 // (paged_decode_reduce) specialized together, launched back to back on the caller's stream;
-// with the tuning merge_in_kernel=1, or where partial_out has one partition (max_model_len
-// within partition_size), the split-K kernel writes every output and runs alone. The
+// with the tuning merge_in_kernel=1 or cluster_size > 1 (the partitions merge through a
+// thread-block cluster, sm_90), or where partial_out has one partition (max_model_len within
+// partition_size), the split-K kernel writes every output and runs alone. The
 // workspaces (partials, arrival counters) are the caller's, so a launch never allocates and
 // can be captured in a CUDA graph.
 #pragma once
@@ -25,7 +26,8 @@ struct PagedDecodeConfig {
   bool alibi = false;
   // Tiling; unset ones come from the target's measured decode table (when the grid below is
   // known), then its tuning table.
-  // q_rows, block_n, partition_size, num_warps, merge_in_kernel, ...; "reduce_<name>"
+  // q_rows, block_n, partition_size, num_warps, merge_in_kernel, cluster_size (with a known
+  // max_model_len that makes exactly that many partitions), ...; "reduce_<name>"
   // (reduce_num_warps, reduce_partitions_per_step) sets the merge kernel's parameter <name>
   // (no merge kernel with merge_in_kernel=1: those are then unused).
   std::map<std::string, std::string> tuning;
@@ -75,7 +77,8 @@ class PagedDecode {
   int64_t partitionSize() const { return partitionSize_; }
   absl::Status operator()(const PagedDecodeArgs& args, Stream stream = nullptr) const;
   const LoadedKernel& decodeKernel() const { return *decode_; }
-  // The merge kernel; null when the split-K kernel merges itself (merge_in_kernel=1).
+  // The merge kernel; null when the split-K kernel merges itself (merge_in_kernel=1,
+  // cluster_size > 1).
   const LoadedKernel* reduceKernel() const { return reduce_; }
   // How the decode kernel was obtained (cache hit, compile times).
   const CompiledKernel& decodeCompile() const { return decodeInfo_; }
@@ -85,6 +88,7 @@ class PagedDecode {
   const LoadedKernel* decode_ = nullptr;
   const LoadedKernel* reduce_ = nullptr;
   int64_t partitionSize_ = 0;
+  int64_t clusterSize_ = 1;  // > 1: the split-K kernel merges through thread-block clusters
   CompiledKernel decodeInfo_;
 };
 

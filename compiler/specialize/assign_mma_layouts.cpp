@@ -211,6 +211,7 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
     Value result = op->getNumResults() ? op->getResult(0) : Value();
     if (isElementwise(op)) return typeLayout(result);
     if (isa<tj::StoreOp>(op)) return typeLayout(operand);  // the library stores any layout
+    if (isa<tj::ClusterMergeStoreOp>(op)) return typeLayout(operand);  // stages any layout
     if (auto yield = dyn_cast<scf::YieldOp>(op)) {
       if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp()))
         return typeLayout(loop.getRegionIterArgs()[index]);

@@ -305,6 +305,10 @@ int64_t libraryScratchBytes(Operation* kernel) {
           tensor && tensor.hasStaticShape() && !placed.contains(result) &&
           tj::getTileLayout(tensor) == tj::TileLayout::kBlocked)
         largestTile = std::max(largestTile, tensor.getNumElements());
+    // A cluster merge stages its whole partial, whatever its layout, for the cluster to read.
+    if (auto merge = dyn_cast<tj::ClusterMergeStoreOp>(op))
+      if (auto partial = cast<RankedTensorType>(merge.getPartial().getType()); partial.hasStaticShape())
+        largestTile = std::max(largestTile, partial.getNumElements());
     // A dot returns a canonical result through 16-row bands of padded f32 rows (tj/dot.h).
     if (auto dot = dyn_cast<tj::DotOp>(op); dot && tj::getTileLayout(dot.getType()) == tj::TileLayout::kBlocked)
       dotBand = std::max(dotBand, 16 * (cast<RankedTensorType>(dot.getType()).getDimSize(1) + 4) * 4);

@@ -119,11 +119,19 @@ std::vector<TargetDescription> buildTargets() {
   // 32/8 and 64/8 x 16 x 1K, 25.0 against 26.4 us), 65-128 pairs up to 1K take one 1024-token
   // partition (128 programs) instead of two of 512 (26.7 us with the merge); 33-64 pairs keep
   // 512 (not measured there: one partition would leave half the SMs idle at 64 pairs).
+  // Rows ending in `true` merge the partitions through a thread-block cluster (no merge
+  // kernel; where a sequence's partitions fit one: 2..8): at batch 1 x 1K the best variant
+  // went from 10.7-11.1 to 9.2-9.3 us (32/8, 64/8: 1.47-1.57x the best peer) and with it
+  // 512-token partitions (clusters of 8) won at 4K (14.4 against 15.1-16.0 us); 128 pairs keep
+  // 2048-token partitions at 4K (69.1/69.9 against 70.8/72.9 us) and take two 512-token ones at
+  // 1K (23.6/24.5 against 24.1/24.4). Clusters did not help where they made more than a wave
+  // of programs (128 pairs x 4 or 8 partitions: 82-92 against 71-81 us) nor at 16K (8
+  // partitions of 2048 tokens: too few programs) (bench/results/2026-12-01/s12-cluster-sweep).
   const std::vector<DecodeTiling> h200DecodeTilings = {
-      {8, 1024, 128, 128, 64},        {8, 4096, 128, 256, 64},        {8, 1 << 30, 128, 512, 64},
-      {32, 1024, 128, 128, 32},       {32, 4096, 128, 512, 64},       {32, 1 << 30, 128, 1024, 32},
-      {64, 1024, 128, 512, 64},       {128, 1024, 128, 1024, 64},
-      {128, 2048, 128, 1024, 64},     {128, 4096, 128, 2048, 64},
+      {8, 1024, 128, 128, 64, 1, true}, {8, 4096, 128, 512, 64, 1, true}, {8, 1 << 30, 128, 512, 64},
+      {32, 1024, 128, 128, 32, 1, true}, {32, 4096, 128, 512, 64},    {32, 1 << 30, 128, 1024, 32},
+      {64, 1024, 128, 512, 64},       {128, 1024, 128, 512, 64, 1, true},
+      {128, 2048, 128, 1024, 64},     {128, 4096, 128, 2048, 64, 1, true},
       {128, 1 << 30, 128, 4096, 32},
       {512, 1024, 128, 1024, 32},     {512, 4096, 128, 4096, 32},     {512, 1 << 30, 128, 4096, 64},
       {1 << 30, 1024, 128, 1024, 64}, {1 << 30, 4096, 128, 4096, 64},
@@ -145,6 +153,7 @@ std::vector<TargetDescription> buildTargets() {
   };
   targets.push_back({"sm_90", "H100/H200", Vendor::kNvidia, "cuda", 32, 132, 1024, 227 * 1024,
                      65536, 255, {mmaF16, mmaBF16}, nvidiaTuning, h200DecodeTilings});
+  targets.back().maxClusterPrograms = 8;  // sm_90: 8 portable (16 with an opt-in)
   targets.push_back({"gfx90a", "MI210/MI250X", Vendor::kAmd, "hip", 64, 104, 1024, 64 * 1024,
                      131072, 512, {mfma16, mfma32}, amdTuning});
   targets.push_back({"gfx942", "MI300X/MI325X", Vendor::kAmd, "hip", 64, 304, 1024, 64 * 1024,

@@ -33,6 +33,9 @@ struct DecodeTiling {
   int64_t partitionSize;
   int64_t blockN;
   int64_t prefetchDepth = 1;  // K/V tiles in flight ahead of the one in use
+  // Merge the partitions of a sequence inside the split-K kernel through a thread-block
+  // cluster, where the target has clusters and they fit in one (no merge kernel).
+  bool clusterMerge = false;
 };
 
 struct TargetDescription {
@@ -53,6 +56,8 @@ struct TargetDescription {
   std::map<std::string, int64_t> tuning;
   // Measured decode tilings, first matching row wins (bench/results); empty: use `tuning`.
   std::vector<DecodeTiling> decodeTilings;
+  // Programs one thread-block cluster may hold (the portable maximum; 1: no clusters).
+  int64_t maxClusterPrograms = 1;
 
   bool isGpu() const { return vendor != Vendor::kHost; }
   // The tuning value under `key` ("<template>.<parameter>"), if the target has one.

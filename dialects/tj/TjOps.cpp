@@ -672,6 +672,32 @@ void PagedLoadOp::getEffects(
   addRead(effects);
 }
 
+LogicalResult ClusterMergeStoreOp::verify() {
+  auto view = getView().getType();
+  auto partial = cast<RankedTensorType>(getPartial().getType());
+  auto lse = cast<RankedTensorType>(getLse().getType());
+  if (failed(verifyIndexCount(*this, getOffsets().size(), view.getRank(), "offset")))
+    return failure();
+  if (!getLimits().empty() &&
+      failed(verifyIndexCount(*this, getLimits().size(), view.getRank(), "limit")))
+    return failure();
+  if (partial.getRank() != 2 || view.getRank() < 2)
+    return emitOpError("merges a [rows, columns] partial over a view of rank >= 2");
+  if (lse.getRank() != 1) return emitOpError("takes one LSE per row: a rank-1 tile");
+  if (!partial.getElementType().isF32() || !lse.getElementType().isF32())
+    return emitOpError("merges f32 partials and LSEs");
+  if (!ShapedType::isDynamic(partial.getDimSize(0)) && !ShapedType::isDynamic(lse.getDimSize(0)) &&
+      partial.getDimSize(0) != lse.getDimSize(0))
+    return emitOpError("has ") << partial.getDimSize(0) << " partial rows but " << lse.getDimSize(0)
+                               << " LSEs";
+  return success();
+}
+
+void ClusterMergeStoreOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>& effects) {
+  addWrite(effects);
+}
+
 LogicalResult PagedStoreOp::verify() {
   auto cache = getCache().getType();
   auto value = getValue().getType();

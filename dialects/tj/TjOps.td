@@ -344,6 +344,30 @@ def Tj_ArriveOp : Tj_Op<"arrive", [
   let hasVerifier = 1;
 }
 
+def Tj_ClusterMergeStoreOp : Tj_Op<"cluster_merge_store", [AttrSizedOperandSegments,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "merges the partial results of a thread-block cluster by their LSEs and stores them";
+  let description = [{
+    For kernels specialized with the reserved parameter `cluster_size` = C > 1 (targets with
+    thread-block clusters): the programs run in clusters of C along grid axis 2, rank =
+    program_id(2) mod C. Each program passes its partial result (`partial`, [rows, columns]
+    f32, every row normalized) and `lse` ([rows] f32: the natural log of each row's softmax
+    sum, -inf for a row that saw no token). The partials of ranks 0 .. count-1 are merged
+    row by row with weights exp(lse - max lse) (a row whose LSEs are all -inf gets 0), and
+    the merge is stored over the view's last two axes at `offsets`, converted to the view's
+    element type, skipping elements outside [0, limit) - each program its share of the
+    columns. Every program of a cluster must execute it, once, on the same path (it
+    synchronizes the cluster), and none may have exited before.
+  }];
+  let arguments = (ins Tj_Tile:$partial, Tj_Tile:$lse, Index:$count, Tj_ViewType:$view,
+                       Variadic<Index>:$offsets, Variadic<Index>:$limits);
+  let assemblyFormat = [{
+    $partial `,` $lse `count` $count `into` $view `[` $offsets `]` (`limits` `[` $limits^ `]`)?
+    attr-dict `:` type($partial) `,` type($lse) `,` type($view)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tj_PagedLoadOp : Tj_Op<"paged_load", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
   let summary = "gathers the rows of tokens [start, start + n) of a sequence through a block table";

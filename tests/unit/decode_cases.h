@@ -18,12 +18,15 @@ struct DecodeCase {
   int64_t numKvHeads = 2;
   float softCapValue = 0;
   int32_t slidingWindow = 0;
-  // Only the lengths up to partition_size: a grid of one partition, which PagedDecode runs
-  // without the merge kernel (the split-K kernel writes every output, empty sequences' too).
-  bool onePartition = false;
+  // > 0: a workspace of exactly this many partitions (max_model_len = that many times
+  // partition_size), lengths capped there and the longest ones added. 1: a grid of one
+  // partition, which PagedDecode runs without the merge kernel (the split-K kernel writes
+  // every output, empty sequences' too); cluster_size > 1 needs it equal to the cluster.
+  int64_t partitions = 0;
 };
 
-inline std::vector<DecodeCase> decodeCases(bool full) {
+// `clusters`: add the cases that merge through thread-block clusters (targets that have them).
+inline std::vector<DecodeCase> decodeCases(bool full, bool clusters) {
   std::vector<DecodeCase> cases;
   auto add = [&](std::string name, PagedDecodeConfig config, int64_t kvHeads = 2) {
     cases.push_back({std::move(name), std::move(config), kvHeads});
@@ -117,7 +120,7 @@ inline std::vector<DecodeCase> decodeCases(bool full) {
     c.gqaRatio = ratio;
     c.tuning = {{"partition_size", "64"}, {"block_n", "32"}};
     DecodeCase* added = add("one_partition" + std::to_string(ratio), c);
-    added->onePartition = true;
+    added->partitions = 1;
     if (ratio == 3) added->slidingWindow = 20;
   }
   for (int64_t depth : {2, 3}) {
@@ -128,6 +131,25 @@ inline std::vector<DecodeCase> decodeCases(bool full) {
     c.tuning = {{"partition_size", "128"}, {"block_n", "16"}, {"prefetch_depth", std::to_string(depth)}};
     DecodeCase* added = add("prefetch" + std::to_string(depth), c);
     if (depth == 3) added->slidingWindow = 45;
+  }
+  // The partitions merge through a thread-block cluster (cluster_size, sm_90 only; the CPU
+  // suite checks that its target refuses it): 8 ranks over head 128 (16 columns each), 2 with
+  // a window leaving partitions of no valid token, 4 over head 80 (20 columns each) with 7 of
+  // 16 rows in the group, 3 (no power of two) over head 64 (22, 22 and 20 columns).
+  struct Cluster {
+    int64_t size, ratio, head, window;
+  };
+  for (Cluster k : {Cluster{8, 4, 128, 0}, Cluster{2, 3, 128, 50}, Cluster{4, 7, 80, 0},
+                    Cluster{3, 1, 64, 0}}) {
+    if (!clusters) break;
+    PagedDecodeConfig c = base;
+    c.gqaRatio = k.ratio;
+    c.headSize = k.head;
+    c.maxModelLen = 64 * k.size;
+    c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"cluster_size", std::to_string(k.size)}};
+    DecodeCase* added = add("cluster" + std::to_string(k.size), c);
+    added->partitions = k.size;
+    added->slidingWindow = int32_t(k.window);
   }
   return cases;
 }

@@ -83,13 +83,16 @@ inline void expectDecodeCaseMatches(SuiteResources& suite, const DecodeCase& c, 
   DecodeProblem problem;
   problem.numKvHeads = c.numKvHeads;
   problem.numQHeads = c.numKvHeads * c.config.gqaRatio;
-  problem.seqLens = decodeLengths(c.config.blockSize, op->partitionSize(), longContext && !c.onePartition);
-  if (c.onePartition) {
+  problem.seqLens = decodeLengths(c.config.blockSize, op->partitionSize(), longContext && c.partitions == 0);
+  if (c.partitions > 0) {
+    const int64_t maxLen = c.partitions * op->partitionSize();
     auto& lens = problem.seqLens;
-    lens.erase(std::remove_if(lens.begin(), lens.end(), [&](int64_t n) { return n > op->partitionSize(); }),
+    lens.erase(std::remove_if(lens.begin(), lens.end(), [&](int64_t n) { return n > maxLen; }),
                lens.end());
-    problem.maxModelLen = op->partitionSize();
-    ASSERT_EQ(op->maxPartitions(problem.maxModelLen), 1);
+    if (c.partitions > 1)  // every partition used, the last one full or one token short
+      for (int64_t n : {maxLen, maxLen - 1, maxLen / 2 + 3}) lens.push_back(n);
+    problem.maxModelLen = maxLen;
+    ASSERT_EQ(op->maxPartitions(problem.maxModelLen), c.partitions);
   }
   problem.softCapValue = c.softCapValue;
   problem.slidingWindow = c.slidingWindow;

@@ -62,6 +62,9 @@ tj.template @all_ops {
     tj.store_scalar %len32, %lens[%seq] : i32, !tj.view<[num_seqs], i32>
     // CHECK: tj.arrive %lens[%{{.*}}] count %{{.*}} : <[num_seqs], i32>
     %last = tj.arrive %lens[%seq] count %n : !tj.view<[num_seqs], i32>
+    // CHECK: tj.cluster_merge_store %{{.*}}, %{{.*}} count %{{.*}} into %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] limits[%{{.*}}, %{{.*}}, %{{.*}}] : tensor<16x?xf32>, tensor<16xf32>, <[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
+    tj.cluster_merge_store %s, %m count %n into %q[%seq, %head, %n] limits [%n, %n, %n]
+        : tensor<16x?xf32>, tensor<16xf32>, !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>
   }
 }
 

@@ -19,7 +19,7 @@ TEST_P(PagedDecodeOnCpu, MatchesReference) {
   testing::expectDecodeCaseMatches(*suite_, GetParam(), /*longContext=*/false, {7});
 }
 
-INSTANTIATE_TEST_SUITE_P(Domain, PagedDecodeOnCpu, ::testing::ValuesIn(testing::decodeCases(false)),
+INSTANTIATE_TEST_SUITE_P(Domain, PagedDecodeOnCpu, ::testing::ValuesIn(testing::decodeCases(false, /*clusters=*/false)),
                          [](const auto& info) { return info.param.name; });
 
 TEST(PagedDecodeCheck, CatchesAKernelThatReadsTheWholeLastBlock) {
@@ -71,6 +71,19 @@ TEST(PagedDecodeCheck, CatchesAKernelThatReadsTheWholeLastBlock) {
   auto good = checkPagedDecode(**jit, *device, config, problem);
   ASSERT_TRUE(good.ok()) << good.status();
   EXPECT_TRUE(good->passed) << good->detail;
+}
+
+TEST(PagedDecodeCluster, RefusedWhereTheTargetHasNoClusters) {
+  auto device = createCpuDevice();
+  auto jit = JitCompiler::create();
+  ASSERT_TRUE(jit.ok());
+  PagedDecodeConfig config;
+  config.maxModelLen = 128;
+  config.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"cluster_size", "2"}};
+  auto op = PagedDecode::create(**jit, *device, config);
+  ASSERT_FALSE(op.ok());
+  EXPECT_THAT(std::string(op.status().message()),
+              ::testing::HasSubstr("cluster_size 2: target host has no thread-block clusters"));
 }
 
 }  // namespace

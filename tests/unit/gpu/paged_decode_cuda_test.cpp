@@ -22,20 +22,21 @@ TEST_P(PagedDecodeOnCuda, MatchesReference) {
   const testing::DecodeCase& c = GetParam();
   // 32K context only where the cache stays small enough for a quick host reference.
   bool longContext = c.name == "ratio4" || c.name == "block16_shuffled" || c.name == "head256" ||
-                     c.name == "merge_in_kernel4";
+                     c.name == "merge_in_kernel4";  // (cluster cases: their workspace's lengths)
   testing::expectDecodeCaseMatches(*suite_, c, longContext, {3, 4});
 }
 
-INSTANTIATE_TEST_SUITE_P(Domain, PagedDecodeOnCuda, ::testing::ValuesIn(testing::decodeCases(true)),
+INSTANTIATE_TEST_SUITE_P(Domain, PagedDecodeOnCuda, ::testing::ValuesIn(testing::decodeCases(true, /*clusters=*/true)),
                          [](const auto& info) { return info.param.name; });
 
 // Static grid + graph capture: the grid depends on num_seqs, num_kv_heads and max_partitions
 // only, so a launch captured once replays correctly with other lengths and tables (with the
 // merge in the split-K kernel too: its arrival counters start every replay at 0).
-void expectGraphReplayEqualsEager(testing::SuiteResources* suite_, const PagedDecodeConfig& config) {
+void expectGraphReplayEqualsEager(testing::SuiteResources* suite_, PagedDecodeConfig config) {
+  const int64_t seqs = 3, hkv = 2, hq = 8, dim = 128, bs = 16, maxLen = 4096;
+  config.maxModelLen = maxLen;
   auto op = PagedDecode::create(*suite_->jit, *suite_->device, config);
   ASSERT_TRUE(op.ok()) << op.status();
-  const int64_t seqs = 3, hkv = 2, hq = 8, dim = 128, bs = 16, maxLen = 4096;
   const int64_t blocksPerSeq = maxLen / bs, numBlocks = seqs * blocksPerSeq;
   const int64_t partitions = op->maxPartitions(maxLen);
   std::mt19937_64 rng(5);
@@ -106,6 +107,34 @@ TEST_F(PagedDecodeOnCuda, GraphReplayWithMergeInKernelEqualsEager) {
   config.gqaRatio = 4;
   config.tuning = {{"partition_size", "512"}, {"merge_in_kernel", "1"}};
   expectGraphReplayEqualsEager(suite_, config);
+}
+
+TEST_F(PagedDecodeOnCuda, GraphReplayWithClusterMergeEqualsEager) {
+  PagedDecodeConfig config;
+  config.gqaRatio = 4;
+  config.tuning = {{"partition_size", "512"}, {"cluster_size", "8"}};
+  expectGraphReplayEqualsEager(suite_, config);
+}
+
+// A cluster holds every partition of a sequence: a max_model_len that makes another count,
+// or a workspace with another count, is refused by name.
+TEST_F(PagedDecodeOnCuda, ClusterMergeRefusesAnotherPartitionCount) {
+  PagedDecodeConfig config;
+  config.gqaRatio = 4;
+  config.maxModelLen = 1000;
+  config.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"cluster_size", "8"}};
+  auto op = PagedDecode::create(*suite_->jit, *suite_->device, config);
+  ASSERT_FALSE(op.ok());
+  EXPECT_THAT(std::string(op.status().message()),
+              ::testing::HasSubstr("max_model_len 1000 gives 16"));
+  config.maxModelLen = 512;
+  op = PagedDecode::create(*suite_->jit, *suite_->device, config);
+  ASSERT_TRUE(op.ok()) << op.status();
+  PagedDecodeArgs args;
+  args.partialOut.rank = 4;
+  args.partialOut.shape[1] = 4;
+  absl::Status launched = (*op)(args);
+  EXPECT_THAT(std::string(launched.message()), ::testing::HasSubstr("partial_out must have 8 partitions"));
 }
 
 }  // namespace

@@ -7,3 +7,4 @@
 #include "tj/memory.h"
 #include "tj/shared.h"
 #include "tj/dot.h"
+#include "tj/cluster.h"

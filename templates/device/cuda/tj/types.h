@@ -185,10 +185,18 @@ __device__ __forceinline__ unsigned char* scratch() {
 
 // TJ_MIN_BLOCKS (programs resident per SM) caps registers so that many programs fit: the
 // memory-bound kernels are occupancy-limited by registers otherwise (Nsight Compute, H200).
+// TJ_CLUSTER_PROGRAMS > 1 runs the programs in thread-block clusters of that many along grid
+// axis 2 (sm_90+, tj/cluster.h).
+#if defined(TJ_CLUSTER_PROGRAMS) && TJ_CLUSTER_PROGRAMS > 1
+#define TJ_CLUSTER_DIMS __cluster_dims__(1, 1, TJ_CLUSTER_PROGRAMS)
+#else
+#define TJ_CLUSTER_DIMS
+#endif
 #if defined(TJ_MIN_BLOCKS) && TJ_MIN_BLOCKS > 0
-#define TJ_KERNEL_ENTRY(name, Args) \
-  extern "C" __global__ void __launch_bounds__(TJ_THREADS, TJ_MIN_BLOCKS) name(const Args args)
+#define TJ_KERNEL_ENTRY(name, Args)                                                         \
+  extern "C" __global__ void TJ_CLUSTER_DIMS __launch_bounds__(TJ_THREADS, TJ_MIN_BLOCKS) \
+      name(const Args args)
 #else
 #define TJ_KERNEL_ENTRY(name, Args) \
-  extern "C" __global__ void __launch_bounds__(TJ_THREADS) name(const Args args)
+  extern "C" __global__ void TJ_CLUSTER_DIMS __launch_bounds__(TJ_THREADS) name(const Args args)
 #endif

@@ -1,0 +1,115 @@
+// Thread-block clusters (sm_90+): the programs of one cluster merge their partial results
+// through each other's shared memory (DSMEM) instead of a round trip through global memory and
+// a second kernel.
+//
+// A kernel emitted with TJ_CLUSTER_PROGRAMS = C runs in clusters of C programs along grid axis
+// 2 (TJ_KERNEL_ENTRY declares __cluster_dims__(1, 1, C)); a program's rank in its cluster is
+// blockIdx.z % C.
+#pragma once
+
+#include "tj/mma.h"
+#include "tj/shared.h"
+
+namespace tj {
+namespace detail {
+
+__device__ __forceinline__ unsigned clusterRank() {
+  unsigned rank;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+  return rank;
+}
+
+// Every thread of every program of the cluster arrives, then waits for all the others: what
+// each wrote to its shared memory before is visible to all of them after (release/acquire).
+__device__ __forceinline__ void clusterBarrier() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
+                   : "memory");
+}
+
+// The shared-memory address `local` (this program's) in program `rank` of the cluster.
+__device__ __forceinline__ unsigned clusterAddress(const void* local, unsigned rank) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote) : "r"(sharedAddress(local)), "r"(rank));
+  return remote;
+}
+
+__device__ __forceinline__ float clusterLoad(unsigned address) {
+  float value;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(value) : "r"(address) : "memory");
+  return value;
+}
+
+}  // namespace detail
+
+// Merges the partial results of the cluster's programs and stores the merge: program p holds
+// `partial` ([M, N], each row normalized) and `lse` ([M], natural log of each row's softmax
+// sum; -inf where the row saw no token). The first `count` ranks' partials are weighted by
+// exp(lse - max lse) per row; rows whose LSEs are all -inf get 0. Each program writes its own
+// slice of the N columns (ceil(N / C) of them), converted to the view's element type, over the
+// view's last two axes at `offset`, skipping elements past `limit`. Every program of the
+// cluster must call it (it holds two cluster barriers), once, as its last use of shared memory
+// - and no program may exit before, or others would read shared memory that is gone.
+template <int C, typename T, int R, typename X, typename Rows>
+__device__ __forceinline__ void cluster_merge_store(const View<T, R>& view, const Index<R>& offset,
+                                                    const Index<R>& limit, const X& partial,
+                                                    const Rows& lse, int64_t count) {
+  static_assert(C >= 1 && C <= 16, "a cluster holds 1..16 programs");
+  static_assert(X::kRank == 2 && R >= 2, "cluster_merge_store: a [rows, columns] tile over a view of rank >= 2");
+  static_assert(IsSame<typename X::Element, float>::value && IsSame<typename Rows::Element, float>::value,
+                "cluster_merge_store: f32 partials and LSEs");
+  constexpr int M = X::dim(0), N = X::dim(1);
+  static_assert(Rows::kSize == M, "cluster_merge_store: one LSE per row of the partial");
+  static_assert(int64_t(M) * N * 4 <= TJ_SMEM_BYTES, "cluster_merge_store: partial larger than TJ_SMEM_BYTES");
+  float* stage = reinterpret_cast<float*>(detail::scratch());
+  __shared__ float lseStage[M];
+  using E = detail::Elements<X>;
+  using ER = detail::Elements<Rows>;
+  __syncthreads();  // the scratch protocol: an earlier user may still be reading it
+#pragma unroll
+  for (int i = 0; i < X::L::kRegs; ++i)
+    if (E::owns(i)) stage[E::linear(i)] = partial.v[i];
+#pragma unroll
+  for (int i = 0; i < Rows::L::kRegs; ++i)
+    if (ER::owns(i)) lseStage[ER::linear(i)] = lse.v[i];
+  detail::clusterBarrier();
+
+  // This rank's columns, and the rows and columns the limits let through.
+  constexpr int kColumns = (N + C - 1) / C;
+  const int first = int(detail::clusterRank()) * kColumns;
+  const long long rowOffset = offset.v[R - 2], columnOffset = offset.v[R - 1];
+  long long base = 0;
+  bool leadIn = true;
+#pragma unroll
+  for (int d = 0; d < R; ++d) {
+    if (d < R - 2) leadIn = leadIn && offset.v[d] >= 0 && offset.v[d] < limit.v[d];
+    base += offset.v[d] * view.stride[d];
+  }
+  const int ranks = count < 0 ? 0 : count > C ? C : int(count);
+  const float ninf = bitsToFloat(0xff800000u);
+  for (int e = detail::threadId(); leadIn && e < M * kColumns; e += TJ_THREADS) {
+    const int row = e / kColumns, column = first + e % kColumns;
+    const long long r = rowOffset + row, c = columnOffset + column;
+    if (column >= N || r < 0 || r >= limit.v[R - 2] || c < 0 || c >= limit.v[R - 1]) continue;
+    float lses[C];
+    float top = ninf;
+#pragma unroll
+    for (int p = 0; p < C; ++p) {
+      lses[p] = p < ranks ? detail::clusterLoad(detail::clusterAddress(&lseStage[row], p)) : ninf;
+      top = lses[p] > top ? lses[p] : top;
+    }
+    float sum = 0.f, merged = 0.f;
+#pragma unroll
+    for (int p = 0; p < C; ++p) {
+      if (lses[p] == ninf) continue;  // no token in that partition (and top is finite)
+      const float weight = detail::expImpl(lses[p] - top);
+      sum += weight;
+      merged += weight * detail::clusterLoad(detail::clusterAddress(&stage[row * N + column], p));
+    }
+    view.data[base + row * view.stride[R - 2] + column * view.stride[R - 1]] =
+        cast<T>(sum > 0.f ? merged / sum : 0.f);
+  }
+  // Our shared memory stays until every program has read it.
+  detail::clusterBarrier();
+}
+
+}  // namespace tj
