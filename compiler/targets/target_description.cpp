@@ -145,7 +145,10 @@ std::vector<TargetDescription> buildTargets() {
       // 1K the large grids 2048 at head 192 and 4096 at head 256 (2-4 % over 1024). Not
       // measured at these heads: 9-32 pairs (the head-128 table's partitions for the same
       // grid) and contexts between 1K, 4K and 16K.
-      {8, 1024, 256, 128, 32},        {8, 1 << 30, 256, 512, 32},
+      // Batch 1 re-measured with the cluster merge (s12-final/head192, head256): at 1K the
+      // cluster of 8 128-token partitions (10.6-11.7 against 12.3-13.2 us without); at 4K
+      // 256-token partitions (18.4-20.3 us; the 512 of the next row took 21.6-24.0).
+      {8, 1024, 256, 128, 32, 1, true}, {8, 4096, 256, 256, 32},     {8, 1 << 30, 256, 512, 32},
       {32, 1024, 256, 128, 32},       {32, 4096, 256, 512, 32},       {32, 1 << 30, 256, 1024, 32},
       {128, 1024, 256, 512, 32},      {128, 1 << 30, 256, 2048, 32},
       {512, 1024, 256, 512, 32},      {512, 1 << 30, 192, 2048, 32},  {512, 1 << 30, 256, 4096, 32},
