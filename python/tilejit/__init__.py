@@ -187,9 +187,11 @@ class PagedDecode:
 
     With num_seqs, num_kv_heads and max_model_len the tiling is the target's measured one;
     other keyword arguments are tiling parameters (partition_size=..., reduce_num_warps=...,
-    merge_in_kernel=1). Tensors follow compiler/ops/paged_decode.h; alibi_slopes may be None
-    without alibi; arrivals ([num_seqs, num_kv_heads] int32, zeroed) may be None: the op then
-    keeps its own, so one op then serves one stream at a time with merge_in_kernel=1."""
+    merge_in_kernel=1, cluster_size=C with a max_model_len of exactly C partitions: sm_90).
+    Tensors follow compiler/ops/paged_decode.h; alibi_slopes may be None without alibi;
+    arrivals ([num_seqs, num_kv_heads] int32, zeroed) may be None: the op then keeps its own,
+    so one op then serves one stream at a time with merge_in_kernel=1 (the cluster merge uses
+    no counters)."""
 
     def __init__(self, jit, head_size, gqa_ratio, block_size=16, dtype="bf16",
                  kv_layout="standard", soft_cap=False, alibi=False, num_seqs=0, num_kv_heads=0,
