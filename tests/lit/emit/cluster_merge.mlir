@@ -18,3 +18,23 @@
 // NOCLUSTER: cluster_size 2: target sm_80 has no thread-block clusters (cluster_size must be 1)
 // RUN: not tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p q_rows=16 -p block_n=32 -p partition_size=64 -p num_warps=4 -p cluster_size=2 -p merge_in_kernel=1 --emit cpp --no-cache 2>&1 | FileCheck %s --check-prefix=BOTH
 // BOTH: merge_in_kernel and cluster_size > 1 are two ways to merge: pick one
+// A kernel that merges through a cluster but runs in none is refused by name.
+// RUN: not tilejit compile %s --target sm_90 --emit cpp --no-cache 2>&1 | FileCheck %s --check-prefix=NOTCLUSTERED
+// NOTCLUSTERED: template 'lone_merge' merges through a thread-block cluster (tj.cluster_merge_store) but is specialized with cluster_size 1; it needs 2 or more
+tj.template @lone_merge {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %threads = arith.constant 128 : index
+    tj.yield %threads : index
+  }
+  tj.kernel @lone_merge(%out: !tj.view<[n, 64], bf16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.0 : f32
+    %partial = tj.full %zero [16, 64] : f32 -> tensor<16x64xf32>
+    %lse = tj.full %zero [16] : f32 -> tensor<16xf32>
+    tj.cluster_merge_store %partial, %lse count %c1 into %out[%c0, %c0] : tensor<16x64xf32>, tensor<16xf32>, !tj.view<[n, 64], bf16>
+  }
+}

@@ -187,13 +187,19 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   // Choices measured in bench/results/2026-12-01/final, between the corners.
   // Depth 2 where measured in bench/results/2026-12-01/s7-depth2; 2048-token partitions at
   // 128 pairs x 4K in s8-tiling; 32-token tiles at 128 pairs past 4K in s9-swizzle; one
-  // 1024-token partition at 65-128 pairs x 1K in s10-merge.
+  // 1024-token partition at 65-128 pairs x 1K in s10-merge; the merge through a cluster at
+  // batch 1 x 1K/4K and 128 pairs x 1K/4K in s12-cluster-sweep (with two 512-token
+  // partitions at 128 pairs x 1K).
   struct Expected {
     int64_t pairs, maxModelLen, partitionSize, blockN, prefetchDepth = 1;
+    bool cluster = false;
   };
-  for (const Expected& e : {Expected{1, 1024, 128, 64}, Expected{8, 16384, 512, 64},
-                            Expected{64, 1024, 512, 64}, Expected{100, 1024, 1024, 64},
-                            Expected{128, 4096, 2048, 64},
+  for (const Expected& e : {Expected{1, 1024, 128, 64, 1, true}, Expected{8, 4096, 512, 64, 1, true},
+                            Expected{8, 16384, 512, 64}, Expected{32, 1024, 128, 32, 1, true},
+                            Expected{32, 4096, 512, 64},
+                            Expected{64, 1024, 512, 64}, Expected{100, 1024, 512, 64, 1, true},
+                            Expected{128, 2048, 1024, 64},
+                            Expected{128, 4096, 2048, 64, 1, true},
                             Expected{128, 16384, 4096, 32},
                             Expected{512, 4096, 4096, 32},
                             Expected{300, 16384, 4096, 64}, Expected{2048, 3000, 4096, 64},
@@ -204,10 +210,13 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
     EXPECT_EQ(tiling->partitionSize, e.partitionSize);
     EXPECT_EQ(tiling->blockN, e.blockN);
     EXPECT_EQ(tiling->prefetchDepth, e.prefetchDepth);
+    EXPECT_EQ(tiling->clusterMerge, e.cluster);
   }
-  // Heads 192/256 (s10-heads): 32-token tiles, partitions by grid and head.
+  // Heads 192/256 (s10-heads; batch 1 re-measured in s12-final): 32-token tiles, partitions
+  // by grid and head; the cluster merge at batch 1 x 1K only.
   for (const auto& [pairs, len, head, partition] :
-       std::vector<std::array<int64_t, 4>>{{8, 1024, 256, 128},    {8, 16384, 192, 512},
+       std::vector<std::array<int64_t, 4>>{{8, 1024, 256, 128},    {8, 4096, 192, 256},
+                                           {8, 16384, 192, 512},
                                            {128, 4096, 192, 2048}, {128, 16384, 256, 2048},
                                            {512, 1024, 192, 512},  {512, 1024, 256, 512},
                                            {512, 16384, 192, 2048}, {4096, 4096, 256, 4096}}) {
@@ -216,6 +225,7 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
     ASSERT_TRUE(tiling.has_value());
     EXPECT_EQ(tiling->partitionSize, partition);
     EXPECT_EQ(tiling->blockN, 32);
+    EXPECT_EQ(tiling->clusterMerge, pairs == 8 && len == 1024);
   }
   EXPECT_FALSE(chooseDecodeTiling(**h200, 8, 1024, 320).has_value());  // no row past 256
   auto host = lookupTarget("host");

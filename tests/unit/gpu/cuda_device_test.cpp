@@ -226,6 +226,21 @@ TEST_F(CudaDeviceTest, GridLimitsAndDriverErrors) {
   ASSERT_FALSE(garbage.ok());
   EXPECT_THAT(garbage.status().message(), AllOf(HasSubstr("cuModuleLoadData failed: CUDA_ERROR_")));
 
+  // A kernel compiled for clusters of 2 along z (the reserved parameter cluster_size) refuses
+  // a grid z that is no multiple of 2 before the driver sees it, and an unreadable size.
+  metadata = axpyMetadata();
+  metadata.parameters = {{"cluster_size", "2"}};
+  metadata.grid[2] = "3";
+  kernel = device->load(metadata, binary);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  buffer = *device->allocate(256 * sizeof(float));
+  launched = device->launch(**kernel, {TensorArg::contiguous(buffer, DType::kF32, {256}), ScalarArg::f32(1.0f)});
+  EXPECT_THAT(launched.message(), AllOf(HasSubstr("grid z '3' is 3"),
+                                        HasSubstr("runs in clusters of 2 programs along z")));
+  EXPECT_TRUE(device->free(buffer).ok());
+  metadata.parameters = {{"cluster_size", "two"}};
+  EXPECT_THAT(device->load(metadata, binary).status().message(), HasSubstr("has cluster_size 'two'"));
+
   metadata = axpyMetadata();
   metadata.entry = "tj_missing";
   absl::StatusOr<std::unique_ptr<LoadedKernel>> missing = device->load(metadata, binary);
