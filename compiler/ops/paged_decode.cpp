@@ -103,17 +103,14 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
       {"soft_cap", config.softCap ? "1" : "0"},
       {"alibi", config.alibi ? "1" : "0"},
   };
+  bool clusterRow = false;
   if (config.numSeqs > 0 && config.numKvHeads > 0 && config.maxModelLen > 0) {
     if (auto tiling = chooseDecodeTiling(*target, config.numSeqs * config.numKvHeads,
                                          config.maxModelLen, config.headSize)) {
       params["partition_size"] = std::to_string(tiling->partitionSize);
       params["block_n"] = std::to_string(tiling->blockN);
       params["prefetch_depth"] = std::to_string(tiling->prefetchDepth);
-      // Merged through a thread-block cluster where the row asks for it and the partitions
-      // of a sequence fit in one.
-      int64_t partitions = (config.maxModelLen + tiling->partitionSize - 1) / tiling->partitionSize;
-      if (tiling->clusterMerge && partitions >= 2 && partitions <= target->maxClusterPrograms)
-        params["cluster_size"] = std::to_string(partitions);
+      clusterRow = tiling->clusterMerge;
     }
   }
   // "reduce_<parameter>" entries tune the merge kernel; the rest the split-K kernel.
@@ -124,18 +121,28 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
     else
       params[name] = value;
   }
+  // The row's merge through a thread-block cluster, with the partition size the caller's
+  // tuning left (unless the caller chose how to merge): where a sequence's partitions fit in
+  // one cluster.
+  int64_t chosenPartition = 0;
+  if (clusterRow && !params.count("cluster_size") && !params.count("merge_in_kernel") &&
+      absl::SimpleAtoi(params.at("partition_size"), &chosenPartition) && chosenPartition > 0) {
+    int64_t partitions = (config.maxModelLen + chosenPartition - 1) / chosenPartition;
+    if (partitions >= 2 && partitions <= target->maxClusterPrograms)
+      params["cluster_size"] = std::to_string(partitions);
+  }
   TJ_ASSIGN_OR_RETURN(KernelSpec decodeSpec,
                       specFor(config, "paged_decode", device.target(), params));
 
   // Both kernels compile at once when the partition size is known beforehand (a cold op costs
   // its slower kernel, not the sum); the split-K kernel's own value is checked afterwards.
-  // With merge_in_kernel the merge kernel is neither compiled nor launched (the split-K
-  // kernel's own parameters decide below; this only spares the early compile).
-  const bool mergeInKernel = (params.count("merge_in_kernel") && params.at("merge_in_kernel") == "1") ||
+  // With merge_in_kernel or a cluster the merge kernel is neither compiled nor launched (the
+  // split-K kernel's own parameters decide below; this only spares the early compile).
+  const bool noMergeKernel = (params.count("merge_in_kernel") && params.at("merge_in_kernel") == "1") ||
                              (params.count("cluster_size") && params.at("cluster_size") != "1");
   std::optional<int64_t> expected = expectedPartitionSize(*target, params);
   std::future<absl::StatusOr<const LoadedKernel*>> early;
-  if (expected && !mergeInKernel) {
+  if (expected && !noMergeKernel) {
     TJ_ASSIGN_OR_RETURN(KernelSpec reduceSpec,
                         reduceSpecFor(config, *target, params, reduceTuning, *expected));
     try {

@@ -18,8 +18,16 @@ namespace {
 
 using PagedDecodeOnCuda = testing::DeviceSuiteTest<testing::DecodeCase, testing::SuiteDevice::kCuda>;
 
+// Whether the device's target runs thread-block clusters (cluster_size > 1: sm_90 and later).
+bool hasClusters(const Device& device) {
+  auto target = lookupTarget(device.target());
+  return target.ok() && (*target)->maxClusterPrograms > 1;
+}
+
 TEST_P(PagedDecodeOnCuda, MatchesReference) {
   const testing::DecodeCase& c = GetParam();
+  if (c.config.tuning.count("cluster_size") && !hasClusters(*suite_->device))
+    GTEST_SKIP() << suite_->device->name() << " has no thread-block clusters";
   // 32K context only where the cache stays small enough for a quick host reference.
   bool longContext = c.name == "ratio4" || c.name == "block16_shuffled" || c.name == "head256" ||
                      c.name == "merge_in_kernel4";  // (cluster cases: their workspace's lengths)
@@ -110,15 +118,50 @@ TEST_F(PagedDecodeOnCuda, GraphReplayWithMergeInKernelEqualsEager) {
 }
 
 TEST_F(PagedDecodeOnCuda, GraphReplayWithClusterMergeEqualsEager) {
+  if (!hasClusters(*suite_->device)) GTEST_SKIP() << suite_->device->name() << " has no thread-block clusters";
   PagedDecodeConfig config;
   config.gqaRatio = 4;
   config.tuning = {{"partition_size", "512"}, {"cluster_size", "8"}};
   expectGraphReplayEqualsEager(suite_, config);
 }
 
+// The measured table's cluster rows (batch 1 x 1K: 128-token partitions, a cluster of 8): the
+// cluster follows the partition size the caller's tuning leaves, and a caller's choice of merge
+// wins; no merge kernel with a cluster.
+TEST_F(PagedDecodeOnCuda, TableClusterFollowsTheCallersTuning) {
+  if (suite_->device->target() != "sm_90") GTEST_SKIP() << "the table's cluster rows are sm_90's";
+  auto params = [](const PagedDecode& op) {
+    std::map<std::string, std::string> bound;
+    for (const auto& [name, value] : op.decodeKernel().metadata().parameters) bound[name] = value;
+    return bound;
+  };
+  PagedDecodeConfig config;
+  config.gqaRatio = 8;
+  config.numSeqs = 1;
+  config.numKvHeads = 8;
+  config.maxModelLen = 1024;
+  auto op = PagedDecode::create(*suite_->jit, *suite_->device, config);
+  ASSERT_TRUE(op.ok()) << op.status();
+  EXPECT_EQ(params(*op)["cluster_size"], "8");
+  EXPECT_EQ(op->reduceKernel(), nullptr);
+  config.tuning = {{"partition_size", "256"}};
+  op = PagedDecode::create(*suite_->jit, *suite_->device, config);
+  ASSERT_TRUE(op.ok()) << op.status();
+  EXPECT_EQ(params(*op)["cluster_size"], "4");
+  config.tuning = {{"merge_in_kernel", "1"}};
+  op = PagedDecode::create(*suite_->jit, *suite_->device, config);
+  ASSERT_TRUE(op.ok()) << op.status();
+  EXPECT_EQ(params(*op)["cluster_size"], "1");
+  config.tuning = {{"partition_size", "2048"}};  // one partition: nothing to merge
+  op = PagedDecode::create(*suite_->jit, *suite_->device, config);
+  ASSERT_TRUE(op.ok()) << op.status();
+  EXPECT_EQ(params(*op)["cluster_size"], "1");
+}
+
 // A cluster holds every partition of a sequence: a max_model_len that makes another count,
 // or a workspace with another count, is refused by name.
 TEST_F(PagedDecodeOnCuda, ClusterMergeRefusesAnotherPartitionCount) {
+  if (!hasClusters(*suite_->device)) GTEST_SKIP() << suite_->device->name() << " has no thread-block clusters";
   PagedDecodeConfig config;
   config.gqaRatio = 4;
   config.maxModelLen = 1000;
