@@ -4,7 +4,6 @@
 #include <limits>
 #include <string_view>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/cuda_driver.h"
 #include "runtime/device.h"
@@ -28,20 +27,15 @@ inline constexpr int64_t kDefaultDynamicSharedLimit = 48 * 1024;
 
 class CudaKernel : public LoadedKernel {
  public:
-  CudaKernel(KernelMetadata metadata, Grid grid, Module module, CUfunction function,
-             int64_t clusterPrograms)
+  CudaKernel(KernelMetadata metadata, Grid grid, Module module, CUfunction function)
       : LoadedKernel(std::move(metadata), std::move(grid)),
         module_(std::move(module)),
-        function_(function),
-        clusterPrograms_(clusterPrograms) {}
+        function_(function) {}
   CUfunction function() const { return function_; }
-  // Programs per thread-block cluster along grid axis 2 (compiled in; 1: no clusters).
-  int64_t clusterPrograms() const { return clusterPrograms_; }
 
  private:
   Module module_;
   CUfunction function_;
-  int64_t clusterPrograms_;
 };
 
 class CudaDevice : public Device {
@@ -72,11 +66,10 @@ class CudaDevice : public Device {
                                                      metadata.threadsPerProgram,
                                                      " threads per program; CUDA allows 1..1024"));
     TJ_ASSIGN_OR_RETURN(Grid grid, parseGrid(metadata));
-    int64_t clusterPrograms = 1;
-    for (const auto& [name, value] : metadata.parameters)
-      if (name == "cluster_size" && (!absl::SimpleAtoi(value, &clusterPrograms) || clusterPrograms < 1))
-        return absl::InvalidArgumentError(absl::StrCat("kernel '", metadata.templateName,
-                                                       "' has cluster_size '", value, "'"));
+    const int64_t clusterPrograms = metadata.clusterPrograms;
+    if (clusterPrograms < 1)
+      return absl::InvalidArgumentError(absl::StrCat("kernel '", metadata.templateName,
+                                                     "' has cluster_size '", clusterPrograms, "'"));
     if (clusterPrograms > 1 && major_ < 9)
       return absl::InvalidArgumentError(absl::StrCat(
           "kernel '", metadata.templateName, "' runs in thread-block clusters (cluster_size ",
@@ -110,8 +103,7 @@ class CudaDevice : public Device {
                                      CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                      static_cast<int>(metadata.dynamicSharedBytes)));
     return std::unique_ptr<LoadedKernel>(
-        std::make_unique<CudaKernel>(metadata, std::move(grid), std::move(module), function,
-                                     clusterPrograms));
+        std::make_unique<CudaKernel>(metadata, std::move(grid), std::move(module), function));
   }
 
   absl::StatusOr<void*> allocate(size_t bytes) override {
@@ -168,10 +160,11 @@ class CudaDevice : public Device {
         return absl::InvalidArgumentError(absl::StrCat(
             "grid ", kAxes[axis], " '", kernel.grid()[axis].text(), "' is ", grid[axis],
             " for these shapes; ", name(), " allows at most ", maxGrid_[axis]));
-    if (grid[2] % cudaKernel.clusterPrograms() != 0)
+    const int64_t clusterPrograms = kernel.metadata().clusterPrograms;
+    if (grid[2] % clusterPrograms != 0)
       return absl::InvalidArgumentError(absl::StrCat(
           "grid z '", kernel.grid()[2].text(), "' is ", grid[2], " for these shapes; kernel '",
-          kernel.metadata().templateName, "' runs in clusters of ", cudaKernel.clusterPrograms(),
+          kernel.metadata().templateName, "' runs in clusters of ", clusterPrograms,
           " programs along z, so it must be a multiple of that"));
     TJ_RETURN_IF_ERROR(context_.makeCurrent());
     // The kernel's one parameter is the argument struct; the driver copies `packedSize` bytes

@@ -106,6 +106,7 @@ std::string serializeMetadata(const KernelMetadata& metadata) {
   root["dynamic_shared_bytes"] = metadata.dynamicSharedBytes;
   root["vector_bytes"] = metadata.vectorBytes;
   root["waits_for_previous_kernel"] = metadata.waitsForPreviousKernel;
+  root["cluster_programs"] = metadata.clusterPrograms;
   root["resources"] = {{"registers", metadata.resources.registers},
                        {"spill_stores", metadata.resources.spillStores},
                        {"spill_loads", metadata.resources.spillLoads},
@@ -217,6 +218,11 @@ absl::StatusOr<KernelMetadata> parseRoot(const Json& root) {
                         absl::StrCat("must be at least 1, got ", metadata.vectorBytes));
   TJ_ASSIGN_OR_RETURN(metadata.waitsForPreviousKernel,
                       reader.boolean(root, "<root>", "waits_for_previous_kernel", false));
+  TJ_ASSIGN_OR_RETURN(metadata.clusterPrograms,
+                      reader.integer(root, "<root>", "cluster_programs", 1));
+  if (metadata.clusterPrograms < 1)
+    return reader.error("cluster_programs",
+                        absl::StrCat("must be at least 1, got ", metadata.clusterPrograms));
 
   if (auto it = root.find("resources"); it != root.end()) {
     if (!it->is_object())

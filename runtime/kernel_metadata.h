@@ -59,6 +59,9 @@ struct KernelMetadata {
   // The kernel waits for the previous kernel's writes itself (tj.wait_previous_kernel), so the
   // runtime may launch it before that kernel ends (programmatic dependent launch).
   bool waitsForPreviousKernel = false;
+  // Programs per thread-block cluster along grid axis 2, compiled into the kernel (the
+  // reserved parameter cluster_size; 1: none): the grid's z must be a multiple of it.
+  int64_t clusterPrograms = 1;
   ResourceUsage resources;
 };
 

@@ -699,8 +699,9 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
     int64_t fit = target.isGpu() ? (target.sharedBytesPerProgram + 1024) / perProgram : requested;
     out += absl::StrCat("#define TJ_MIN_BLOCKS ", std::max<int64_t>(1, std::min(requested, fit)), "\n");
   }
-  TJ_ASSIGN_OR_RETURN(int64_t clusterPrograms, clusterProgramsOf(kernel, metadata, target));
-  if (clusterPrograms > 1) out += absl::StrCat("#define TJ_CLUSTER_PROGRAMS ", clusterPrograms, "\n");
+  TJ_ASSIGN_OR_RETURN(emitted.metadata.clusterPrograms, clusterProgramsOf(kernel, metadata, target));
+  if (metadata.clusterPrograms > 1)
+    out += absl::StrCat("#define TJ_CLUSTER_PROGRAMS ", metadata.clusterPrograms, "\n");
   out += "#include \"tj/device.h\"\n\n";
 
   std::string argsType = absl::StrCat("tj_args_", kernel.getSymName().str());

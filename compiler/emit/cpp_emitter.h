@@ -12,8 +12,9 @@
 
 namespace tilejit {
 
-// Bumped whenever emitted code changes for the same input; part of every cache key.
-inline constexpr const char* kEmitterVersion = "tj-emit-10";
+// Bumped whenever emitted code or its metadata changes for the same input; part of every
+// cache key (11: the metadata carries cluster_programs).
+inline constexpr const char* kEmitterVersion = "tj-emit-11";
 
 struct EmittedKernel {
   std::string source;       // the translation unit

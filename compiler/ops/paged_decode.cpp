@@ -166,10 +166,9 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
   for (const auto& [name, value] : op.decode_->metadata().parameters) {
     if (name == "partition_size" && !absl::SimpleAtoi(value, &partitionSize))
       return absl::InternalError(absl::StrCat("paged_decode reports partition_size '", value, "'"));
-    if (name == "merge_in_kernel") mergesItself = mergesItself || value == "1";
-    if (name == "cluster_size" && !absl::SimpleAtoi(value, &op.clusterSize_))
-      return absl::InternalError(absl::StrCat("paged_decode reports cluster_size '", value, "'"));
+    if (name == "merge_in_kernel") mergesItself = value == "1";
   }
+  op.clusterSize_ = op.decode_->metadata().clusterPrograms;
   if (partitionSize <= 0)
     return absl::InternalError("paged_decode was specialized without a positive partition_size");
   op.partitionSize_ = partitionSize;

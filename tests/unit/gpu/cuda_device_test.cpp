@@ -229,7 +229,7 @@ TEST_F(CudaDeviceTest, GridLimitsAndDriverErrors) {
   // A kernel compiled for clusters of 2 along z (the reserved parameter cluster_size) refuses
   // a grid z that is no multiple of 2 before the driver sees it, and an unreadable size.
   metadata = axpyMetadata();
-  metadata.parameters = {{"cluster_size", "2"}};
+  metadata.clusterPrograms = 2;
   metadata.grid[2] = "3";
   kernel = device->load(metadata, binary);
   ASSERT_TRUE(kernel.ok()) << kernel.status();
@@ -238,8 +238,8 @@ TEST_F(CudaDeviceTest, GridLimitsAndDriverErrors) {
   EXPECT_THAT(launched.message(), AllOf(HasSubstr("grid z '3' is 3"),
                                         HasSubstr("runs in clusters of 2 programs along z")));
   EXPECT_TRUE(device->free(buffer).ok());
-  metadata.parameters = {{"cluster_size", "two"}};
-  EXPECT_THAT(device->load(metadata, binary).status().message(), HasSubstr("has cluster_size 'two'"));
+  metadata.clusterPrograms = 0;
+  EXPECT_THAT(device->load(metadata, binary).status().message(), HasSubstr("has cluster_size '0'"));
 
   metadata = axpyMetadata();
   metadata.entry = "tj_missing";

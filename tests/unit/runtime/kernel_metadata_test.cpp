@@ -29,6 +29,7 @@ KernelMetadata sampleMetadata() {
   metadata.dynamicSharedBytes = 65536;
   metadata.vectorBytes = 8;
   metadata.waitsForPreviousKernel = true;
+  metadata.clusterPrograms = 4;
   metadata.resources = {40, 4, 8, 1024, 16};
   return metadata;
 }
@@ -63,6 +64,7 @@ TEST(KernelMetadata, RoundTripKeepsEveryField) {
   EXPECT_EQ(parsed->dynamicSharedBytes, 65536);
   EXPECT_EQ(parsed->vectorBytes, 8);
   EXPECT_TRUE(parsed->waitsForPreviousKernel);
+  EXPECT_EQ(parsed->clusterPrograms, 4);
   EXPECT_EQ(parsed->resources.registers, 40);
   EXPECT_EQ(parsed->resources.spillStores, 4);
   EXPECT_EQ(parsed->resources.spillLoads, 8);
