@@ -602,9 +602,10 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
     std::string rows;
     if (tj::PagedLoadOp same = samePagedRows(load)) rows = pagedRows_.lookup(same.getOperation());
     if (rows.empty()) {
-      // The block size when the specialization fixed it (a shift instead of a division).
-      TJ_ASSIGN_OR_RETURN(std::vector<DimSpec> dims, physicalDims(load.getCache().getType()));
-      int64_t blockSize = dims[1].isSymbolic() ? 0 : dims[1].value;
+      // The block size when the specialization fixed it (a shift instead of a division; a
+      // shuffled cache always has it), else the standard cache's extent 1 at run time.
+      tj::Extent extent = tj::getExtent(load.getCache().getType().getDims()[1]);
+      int64_t blockSize = extent.isConstant() ? extent.value : 0;
       TJ_ASSIGN_OR_RETURN(std::string element, cppType(load.getType().getElementType()));
       std::string shape = absl::StrCat(element, ", ", shapeList(load.getType()));
       std::string base = templateName(load.getResult());

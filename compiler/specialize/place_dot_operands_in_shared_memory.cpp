@@ -38,7 +38,9 @@ bool isPlaceableLoad(Operation* op) {
   if (auto load = dyn_cast<tj::LoadOp>(op))
     return load.getView().getType().getRank() >= 2 && isHalfTile(load.getType());
   if (auto load = dyn_cast<tj::PagedLoadOp>(op))
-    return !load.getCache().getType().isShuffled() && isHalfTile(load.getType());
+    // Shuffled V's 16-byte pieces run along tokens, not along the tile's rows: it stays.
+    return (!load.getCache().getType().isShuffled() || load.getCache().getType().isKey()) &&
+           isHalfTile(load.getType());
   return false;
 }
 

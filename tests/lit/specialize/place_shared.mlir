@@ -23,8 +23,11 @@
 // RUN: tilejit compile %templates/paged_decode.mlir --target host -p gqa_ratio=4 --emit specialized --no-cache | FileCheck %s --check-prefix=HOST
 // HOST-NOT: shared_buffer
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p kv_layout=shuffled --emit specialized --no-cache | FileCheck %s --check-prefix=SHUFFLED
+// Shuffled K's 16-byte pieces run along the head dim (as the standard layout's): placed.
+// Shuffled V's run along tokens: left in registers.
 // SHUFFLED: tj.load %query{{.*}} {shared_buffer = 0 : i64, shared_slots = 1 : i64}
-// SHUFFLED-NOT: shared_buffer
+// SHUFFLED: tj.paged_load %key_cache{{.*}} {shared_buffer = 1 : i64, shared_slots = 2 : i64} : <k, {{.*}} layout = shuffled>
+// SHUFFLED-NOT: tj.paged_load %value_cache{{.*}}shared_buffer
 // Registers hold the shuffled layout's K/V: sm_90's occupancy hint for the placed layout
 // (min_blocks_per_sm 5) does not apply to it (target tuning keyed [kv_layout=shuffled]), unless given.
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p kv_layout=shuffled --emit cpp --no-cache | FileCheck %s --check-prefix=SHUFFLEDHINT

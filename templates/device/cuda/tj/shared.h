@@ -285,7 +285,11 @@ template <CacheLayout Layout, int64_t BN, int64_t D, int Buffer, int Slots, int 
 __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared_rows(AsyncCopies& async, const View<T, RC>& cache,
                                                                       const PagedRows<T, BN, D>& rows,
                                                                       int64_t head) {
-  static_assert(Layout == CacheLayout::Standard, "only the standard cache layout is placed in shared memory");
+  // A row's 16-byte pieces run along the head dim in the standard layout (contiguous) and in
+  // shuffled K ([blocks, heads, D/X, block_size, X]: a stride apart); shuffled V's run along
+  // tokens and are not placed.
+  static_assert(Layout != CacheLayout::ShuffledV, "shuffled V is not placed in shared memory");
+  constexpr bool kStandard = Layout == CacheLayout::Standard;
   using S = SharedTile<T, BN, D>;
   using C = PagedCopyShape<T, BN, D>;
   constexpr int X = C::kX;
@@ -293,12 +297,18 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared_rows(AsyncCopi
                 "paged_load_shared_rows: lanes of a row cover whole sectors");
   S out = detail::takeSlot<Buffer, Slots, Offset, T, BN, D>(async);
   const int lane = C::lane();
+  // Elements from one piece of a row to the next (a constant in the standard layout).
+  const long long pieceStride = kStandard ? 0 : cache.stride[2];
+  auto piece = [&](int p) {
+    if constexpr (kStandard) return p * X;
+    else return p * pieceStride;
+  };
   // The lane's first piece within any row of the head: a row's pieces are then constant
   // offsets from one address (folded into the copy instructions).
-  const char* laneBase =
-      reinterpret_cast<const char*>(cache.data + head * cache.stride[2] + lane * X);
+  const char* laneBase = reinterpret_cast<const char*>(
+      cache.data + head * cache.stride[kStandard ? 2 : 1] + piece(lane));
   const long long blockBytes = cache.stride[0] * (long long)sizeof(T);
-  const long long slotBytes = cache.stride[1] * (long long)sizeof(T);
+  const long long slotBytes = cache.stride[kStandard ? 1 : 3] * (long long)sizeof(T);
   const unsigned base = detail::sharedAddress(out.data);
 #pragma unroll
   for (int m = 0; m < C::kPasses; ++m) {
@@ -311,7 +321,7 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared_rows(AsyncCopi
       const int col = (lane + j * C::kLanes) * X;
       if (C::kRowPieces % C::kLanes == 0 || col < int(D))
         detail::cpAsync16(base + unsigned(S::offset(row, j * C::kLanes * X, lane * X)) * unsigned(sizeof(T)),
-                          src + j * C::kLanes * X, rows.bytes[m]);
+                          src + piece(j * C::kLanes), rows.bytes[m]);
     }
   }
   out.group = async.commit();
