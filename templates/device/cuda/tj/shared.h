@@ -328,6 +328,52 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared_rows(AsyncCopi
   return out;
 }
 
+// paged_load of a shuffled V cache ([blocks, heads, block_size/X, D, X], X = 16 / sizeof(T))
+// into shared memory, transposed: row d of the [D, BN] tile holds dim d of the BN tokens, for
+// the layout's 16-byte pieces are X tokens of one dim (a dot reads the tile as its b operand
+// the other way round). Tokens at or past `limit` are zero and never read: a piece that
+// straddles it copies only the tokens before it (cp.async fills the rest of the 16 bytes with
+// zeros). Pieces go to threads dim fastest, so a warp's copies of one token group are
+// consecutive 16-byte pieces. Each piece looks up its own group's block (the same entry for
+// all dims of a group: one L1 line).
+template <int64_t BN, int64_t D, int Buffer, int Slots, int Offset, int64_t BlockSize, typename T,
+          int RC, typename TI>
+__device__ __forceinline__ SharedTile<T, D, BN> paged_load_shared_transposed(
+    AsyncCopies& async, const View<T, RC>& cache, const View<TI, 2>& table, int64_t seq,
+    int64_t token_start, int64_t limit, int64_t head) {
+  using S = SharedTile<T, D, BN>;
+  constexpr int X = int(16 / sizeof(T));
+  static_assert(RC == 5, "paged_load_shared_transposed: a shuffled V cache has rank 5");
+  static_assert(int(BN) % X == 0 && BlockSize % X == 0,
+                "paged_load_shared_transposed: groups of X tokens, each within one block");
+  constexpr int kGroups = int(BN) / X;
+  constexpr int kPieces = int(D) * kGroups;
+  constexpr int kPasses = (kPieces + TJ_THREADS - 1) / TJ_THREADS;
+  S out = detail::takeSlot<Buffer, Slots, Offset, T, D, BN>(async);
+  const TI* tableRow = detail::opaque(table.data + seq * table.stride[0]);
+  // Unsigned token arithmetic as in paged_rows: a negative start masks every piece.
+  const unsigned first = unsigned(token_start), end = limit > 0 ? unsigned(limit) : 0u;
+  const T* headBase = cache.data + head * cache.stride[1];
+  const unsigned base = detail::sharedAddress(out.data);
+#pragma unroll
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const int p = pass * TJ_THREADS + detail::threadId();
+    if (kPieces % TJ_THREADS != 0 && p >= kPieces) continue;
+    const int d = p % int(D), g = p / int(D);
+    const unsigned t = first + unsigned(g * X);
+    const unsigned valid = t < end ? (end - t < unsigned(X) ? end - t : unsigned(X)) : 0u;
+    const unsigned tIn = valid > 0 ? t : 0u;
+    const unsigned block = unsigned(detail::loadIf(tableRow + tIn / unsigned(BlockSize), valid > 0));
+    const unsigned group = (tIn % unsigned(BlockSize)) / unsigned(X);
+    const T* src = headBase + (long long)block * cache.stride[0] + (long long)group * cache.stride[2] +
+                   (long long)d * cache.stride[3];
+    detail::cpAsync16(base + unsigned(S::offset(d, 0, g * X)) * unsigned(sizeof(T)), src,
+                      int(valid * sizeof(T)));
+  }
+  out.group = async.commit();
+  return out;
+}
+
 // load into shared memory: a 2-D tile over the view's last two axes; masked elements are
 // `other`. WholeRows (the emitter's promise: the tile spans the view's innermost extent, a
 // multiple of 16 bytes, from column 0, and `other` is 0) copies every row 16 bytes at a time
