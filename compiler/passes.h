@@ -55,8 +55,12 @@ int64_t placedBufferBytes(mlir::RankedTensorType tile, int64_t slots);
 int64_t libraryScratchBytes(mlir::Operation* kernel);
 
 // The tiles the placement pass put in shared memory under `root`: placed loads' results and
-// the scf.for values they are carried through.
-llvm::DenseSet<mlir::Value> placedTileValues(mlir::Operation* root);
+// the scf.for values they are carried through. `transposedOnly`: those of loads placed
+// transposed (shared_transposed: [cols, rows] in shared memory).
+llvm::DenseSet<mlir::Value> placedTileValues(mlir::Operation* root, bool transposedOnly = false);
+
+// The shape a placed load's tile has in shared memory: its own, or transposed.
+mlir::RankedTensorType placedTileShape(mlir::Operation* load);
 
 // A lower bound on the groups of asynchronous copies committed after those that fill the
 // placed operands of `dot` (`placed`: placedTileValues), on every path to it: the dot may wait

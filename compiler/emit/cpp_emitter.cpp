@@ -55,13 +55,13 @@ class BodyEmitter {
   // memory (buffers in id order, each on a 128-byte line by construction). Call before emitBlock.
   void findSharedTiles() {
     shared_ = placedTileValues(kernel_);
+    transposed_ = placedTileValues(kernel_, /*transposedOnly=*/true);
     std::map<int64_t, int64_t> bufferBytes;
     kernel_.walk([&](Operation* op) {
       auto buffer = op->getAttrOfType<IntegerAttr>("shared_buffer");
       auto slots = op->getAttrOfType<IntegerAttr>("shared_slots");
       if (!buffer || !slots) return;
-      bufferBytes[buffer.getInt()] =
-          placedBufferBytes(cast<RankedTensorType>(op->getResult(0).getType()), slots.getInt());
+      bufferBytes[buffer.getInt()] = placedBufferBytes(placedTileShape(op), slots.getInt());
     });
     for (auto [buffer, bytes] : bufferBytes) {
       bufferOffsets_[buffer] = dynamicSharedBytes_;
@@ -155,7 +155,9 @@ class BodyEmitter {
     if (!shared_.contains(value)) return cppType(value.getType());
     auto tensor = cast<RankedTensorType>(value.getType());
     TJ_ASSIGN_OR_RETURN(std::string element, cppType(tensor.getElementType()));
-    return absl::StrCat("tj::SharedTile<", element, ", ", absl::StrJoin(tensor.getShape(), ", "), ">");
+    SmallVector<int64_t> shape(tensor.getShape());
+    if (transposed_.contains(value)) std::swap(shape[0], shape[1]);  // [cols, rows] there
+    return absl::StrCat("tj::SharedTile<", element, ", ", absl::StrJoin(shape, ", "), ">");
   }
 
   bool readsShared(Operation& op) {
@@ -170,7 +172,7 @@ class BodyEmitter {
     for (Operation& earlier : *load->getBlock()) {
       if (&earlier == load.getOperation()) break;
       auto other = dyn_cast<tj::PagedLoadOp>(earlier);
-      if (!other || !other.getSharedBuffer()) continue;
+      if (!other || !other.getSharedBuffer() || other.getSharedTransposed()) continue;
       auto otherCache = other.getCache().getType();
       if (other.getTable() == load.getTable() && other.getSeq() == load.getSeq() &&
           other.getStart() == load.getStart() && other.getLimit() == load.getLimit() &&
@@ -314,6 +316,7 @@ class BodyEmitter {
   std::string& out_;
   llvm::DenseMap<Value, std::string> names_;
   llvm::DenseSet<Value> shared_;
+  llvm::DenseSet<Value> transposed_;  // placed [cols, rows]: a dot reads them as b the other way
   // The tj::PagedRows variable of each placed paged load emitted so far.
   llvm::DenseMap<Operation*, std::string> pagedRows_;
   std::map<int64_t, int64_t> bufferOffsets_;
@@ -541,7 +544,9 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
       std::optional<int64_t> newer = copyGroupsCommittedSinceOperands(dot, shared_);
       async = newer ? absl::StrCat(", ", async_, ".newerAtLeast(", *newer, ")") : ", " + async_;
     }
-    return assign(op, indent, absl::StrCat("tj::dot<", dot.getTransB() ? "true" : "false", ">(",
+    // A b operand placed transposed is read the other way.
+    const bool transB = dot.getTransB() != transposed_.contains(dot.getB());
+    return assign(op, indent, absl::StrCat("tj::dot<", transB ? "true" : "false", ">(",
                                            operandList(op), async, ")"));
   }
   if (auto load = dyn_cast<tj::LoadOp>(op)) {
@@ -596,15 +601,28 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
     return assign(op, indent, absl::StrCat("tj::arrive(", use(arrive.getView()), ", ",
                                            indexList(arrive.getIndices()), ", ", use(arrive.getCount()),
                                            ")"));
+  if (auto load = dyn_cast<tj::PagedLoadOp>(op); load && load.getSharedTransposed()) {
+    // Shuffled V, copied into a [head_size, tokens] tile: its pieces are tokens of one dim
+    // (their own lookups: one per group of tokens, not per row).
+    tj::Extent blockSize = tj::getExtent(load.getCache().getType().getDims()[1]);
+    if (!blockSize.isConstant())
+      return unsupported(&op, "a transposed placement needs the block size fixed");
+    return assign(op, indent, absl::StrCat("tj::paged_load_shared_transposed<", shapeList(load.getType()),
+                                           ", ", placement(op), ", ", blockSize.value, ">(", async_,
+                                           ", ", use(load.getCache()), ", ", use(load.getTable()), ", ",
+                                           use(load.getSeq()), ", ", use(load.getStart()), ", ",
+                                           use(load.getLimit()), ", ", use(load.getHead()), ")"));
+  }
   if (auto load = dyn_cast<tj::PagedLoadOp>(op); load && load.getSharedBuffer()) {
     // The table lookups (tj::paged_rows), shared with an earlier placed load of the same
     // tokens in this block (the K and V tiles of one step), then the copies.
     std::string rows;
     if (tj::PagedLoadOp same = samePagedRows(load)) rows = pagedRows_.lookup(same.getOperation());
     if (rows.empty()) {
-      // The block size when the specialization fixed it (a shift instead of a division).
-      TJ_ASSIGN_OR_RETURN(std::vector<DimSpec> dims, physicalDims(load.getCache().getType()));
-      int64_t blockSize = dims[1].isSymbolic() ? 0 : dims[1].value;
+      // The block size when the specialization fixed it (a shift instead of a division; a
+      // shuffled cache always has it), else the standard cache's extent 1 at run time.
+      tj::Extent extent = tj::getExtent(load.getCache().getType().getDims()[1]);
+      int64_t blockSize = extent.isConstant() ? extent.value : 0;
       TJ_ASSIGN_OR_RETURN(std::string element, cppType(load.getType().getElementType()));
       std::string shape = absl::StrCat(element, ", ", shapeList(load.getType()));
       std::string base = templateName(load.getResult());

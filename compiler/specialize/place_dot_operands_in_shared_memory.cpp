@@ -34,11 +34,50 @@ bool isHalfTile(Type type) {
          (tile.getDimSize(1) * 2) % 16 == 0;
 }
 
+// Whether `value` (an index) is provably a multiple of `factor`: constants, products with
+// such a factor, sums of such terms, and scf.for induction variables whose start and step are.
+bool isMultipleOf(Value value, int64_t factor, int depth = 0) {
+  if (depth > 16) return false;
+  IntegerAttr constant;
+  if (matchPattern(value, m_Constant(&constant))) return constant.getInt() % factor == 0;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    return loop && arg == loop.getInductionVar() &&
+           isMultipleOf(loop.getLowerBound(), factor, depth + 1) &&
+           isMultipleOf(loop.getStep(), factor, depth + 1);
+  }
+  Operation* op = value.getDefiningOp();
+  if (isa_and_nonnull<arith::MulIOp>(op))
+    return isMultipleOf(op->getOperand(0), factor, depth + 1) ||
+           isMultipleOf(op->getOperand(1), factor, depth + 1);
+  if (isa_and_nonnull<arith::AddIOp, arith::SubIOp>(op))
+    return isMultipleOf(op->getOperand(0), factor, depth + 1) &&
+           isMultipleOf(op->getOperand(1), factor, depth + 1);
+  return false;
+}
+
+// Loads whose tile is placed transposed ([cols, rows]): shuffled V.
+bool isTransposedPlacement(tj::PagedLoadOp load) {
+  auto cache = load.getCache().getType();
+  return cache.isShuffled() && !cache.isKey();
+}
+bool isTransposedPlacement(Operation* op) {
+  auto load = dyn_cast<tj::PagedLoadOp>(op);
+  return load && isTransposedPlacement(load);
+}
+
 bool isPlaceableLoad(Operation* op) {
   if (auto load = dyn_cast<tj::LoadOp>(op))
     return load.getView().getType().getRank() >= 2 && isHalfTile(load.getType());
-  if (auto load = dyn_cast<tj::PagedLoadOp>(op))
-    return !load.getCache().getType().isShuffled() && isHalfTile(load.getType());
+  if (auto load = dyn_cast<tj::PagedLoadOp>(op)) {
+    // Shuffled V's 16-byte pieces are 8 tokens of one dim: its tile is placed transposed, where
+    // a row (a dim) takes whole pieces, so the tile must start on a piece (a first token that
+    // is provably a multiple of 8) and span whole ones.
+    auto tile = cast<RankedTensorType>(load.getType());
+    if (!isHalfTile(tile)) return false;
+    return !isTransposedPlacement(load) ||
+           (tile.getDimSize(0) % 8 == 0 && isMultipleOf(load.getStart(), 8));
+  }
   return false;
 }
 
@@ -69,10 +108,12 @@ bool isPrefetchShift(ArrayRef<BlockArgument> carried, ArrayRef<Operation*> loads
 struct Chain {
   SmallVector<Operation*> loads;
   int64_t carries = 0;
+  bool transposed = false;  // placed [cols, rows]: only ever a dot's b operand
 };
 
 FailureOr<Chain> collectChain(Operation* seed) {
   Chain chain;
+  chain.transposed = isTransposedPlacement(seed);
   llvm::SetVector<Value> values;
   values.insert(seed->getResult(0));
   for (size_t i = 0; i < values.size(); ++i) {
@@ -102,6 +143,8 @@ FailureOr<Chain> collectChain(Operation* seed) {
       Operation* user = use.getOwner();
       if (auto dot = dyn_cast<tj::DotOp>(user)) {
         if (use.getOperandNumber() > 1 || !isTensorCoreDot(dot)) return failure();
+        // A transposed tile is read as b (the dot then reads b the other way), never as a.
+        if (chain.transposed && use.getOperandNumber() != 1) return failure();
       } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
         if (use.getOperandNumber() < loop.getNumControlOperands()) return failure();
         values.insert(loop.getTiedLoopRegionIterArg(&use));
@@ -122,7 +165,9 @@ FailureOr<Chain> collectChain(Operation* seed) {
   if (chain.carries > kMaxSlots - 1) return failure();
   if (chain.carries > 1 && !isPrefetchShift(carried, chain.loads)) return failure();
   for (Operation* load : chain.loads)
-    if (load->getResult(0).getType() != seed->getResult(0).getType()) return failure();
+    if (load->getResult(0).getType() != seed->getResult(0).getType() ||
+        isTransposedPlacement(load) != chain.transposed)
+      return failure();
   return chain;
 }
 
@@ -165,21 +210,23 @@ class PlaceDotOperandsInSharedMemory
           if (i < count) {
             load->setAttr("shared_buffer", builder.getI64IntegerAttr(int64_t(i)));
             load->setAttr("shared_slots", builder.getI64IntegerAttr(slots));
+            if (chains[i].transposed) load->setAttr("shared_transposed", builder.getUnitAttr());
           } else {
-            load->removeAttr("shared_buffer");
-            load->removeAttr("shared_slots");
+            unplace(load);
           }
         }
-        if (i < count)
-          bytes += placedBufferBytes(cast<RankedTensorType>(chains[i].loads.front()->getResult(0).getType()), slots);
+        if (i < count) bytes += placedBufferBytes(placedTileShape(chains[i].loads.front()), slots);
       }
       if (bytes + libraryScratchBytes(getOperation()) <= sharedBytes) return;
     }
     for (Chain& chain : chains)
-      for (Operation* load : chain.loads) {
-        load->removeAttr("shared_buffer");
-        load->removeAttr("shared_slots");
-      }
+      for (Operation* load : chain.loads) unplace(load);
+  }
+
+  static void unplace(Operation* load) {
+    load->removeAttr("shared_buffer");
+    load->removeAttr("shared_slots");
+    load->removeAttr("shared_transposed");
   }
 
  private:
@@ -216,10 +263,18 @@ int64_t placedBufferBytes(RankedTensorType tile, int64_t slots) {
   return llvm::alignTo(slots * tile.getDimSize(0) * rowBytes, 128);
 }
 
-llvm::DenseSet<Value> placedTileValues(Operation* root) {
+RankedTensorType placedTileShape(Operation* load) {
+  auto tile = cast<RankedTensorType>(load->getResult(0).getType());
+  if (!load->hasAttr("shared_transposed")) return tile;
+  return RankedTensorType::get({tile.getDimSize(1), tile.getDimSize(0)}, tile.getElementType(),
+                               tile.getEncoding());
+}
+
+llvm::DenseSet<Value> placedTileValues(Operation* root, bool transposedOnly) {
   llvm::DenseSet<Value> placed;
   root->walk([&](Operation* op) {
-    if (op->hasAttr("shared_buffer")) placed.insert(op->getResult(0));
+    if (op->hasAttr("shared_buffer") && (!transposedOnly || op->hasAttr("shared_transposed")))
+      placed.insert(op->getResult(0));
   });
   for (bool grew = true; grew;) {
     grew = false;

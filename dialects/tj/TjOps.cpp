@@ -663,6 +663,9 @@ LogicalResult PagedLoadOp::verify() {
     return emitOpError("tile width '") << tileWidth.name << "' must be the head size '"
                                        << headSize.name << "'";
   if (failed(verifySharedPlacement(*this))) return failure();
+  if (getSharedTransposed() && (!getSharedBuffer() || !cache.isShuffled() || cache.isKey()))
+    return emitOpError("shared_transposed places a shuffled V tile: it needs shared_buffer and a "
+                       "shuffled V cache");
   if (failed(verifyBlockedResult(*this))) return failure();
   return verifyTileMatches(*this, getTile(), getType());
 }

@@ -374,11 +374,15 @@ def Tj_PagedLoadOp : Tj_Op<"paged_load", [
   let description = [{
     Row i is token t = start + i: block = table[seq, t / block_size], slot = t % block_size.
     Rows with t >= limit are 0 and never read (the tail of a last block may hold NaN).
-    `shared_buffer`/`shared_slots`: as for tj.load.
+    `shared_buffer`/`shared_slots`: as for tj.load. `shared_transposed` (with them, for a
+    shuffled V cache only, set by the same pass): the tile lives transposed in shared memory
+    ([head_size, tokens]: the layout's 16-byte pieces are tokens of one dim), and a dot reading
+    it as its b operand reads it that way.
   }];
   let arguments = (ins Tj_KvCacheType:$cache, Tj_ViewType:$table, Index:$seq, Index:$start,
                        Index:$limit, Index:$head, Tj_TileShapeAttr:$tile,
-                       OptionalAttr<I64Attr>:$shared_buffer, OptionalAttr<I64Attr>:$shared_slots);
+                       OptionalAttr<I64Attr>:$shared_buffer, OptionalAttr<I64Attr>:$shared_slots,
+                       OptionalAttr<UnitAttr>:$shared_transposed);
   let results = (outs Tj_Tile:$result);
   let assemblyFormat = [{
     $cache `,` $table `[` $seq `]` `tokens` $start `limit` $limit `head` $head

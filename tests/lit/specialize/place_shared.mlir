@@ -23,8 +23,15 @@
 // RUN: tilejit compile %templates/paged_decode.mlir --target host -p gqa_ratio=4 --emit specialized --no-cache | FileCheck %s --check-prefix=HOST
 // HOST-NOT: shared_buffer
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p kv_layout=shuffled --emit specialized --no-cache | FileCheck %s --check-prefix=SHUFFLED
+// Shuffled K's 16-byte pieces run along the head dim (as the standard layout's): placed as is.
+// Shuffled V's run along tokens: placed transposed ([head_size, tokens]), and the PV dot reads
+// it as b the other way (dot<true>).
 // SHUFFLED: tj.load %query{{.*}} {shared_buffer = 0 : i64, shared_slots = 1 : i64}
-// SHUFFLED-NOT: shared_buffer
+// SHUFFLED: tj.paged_load %key_cache{{.*}} {shared_buffer = 1 : i64, shared_slots = 2 : i64} : <k, {{.*}} layout = shuffled>
+// SHUFFLED: tj.paged_load %value_cache{{.*}} {shared_buffer = 2 : i64, shared_slots = 2 : i64, shared_transposed} : <v, {{.*}} layout = shuffled>
+// RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p block_n=64 -p kv_layout=shuffled --emit cpp --no-cache | FileCheck %s --check-prefix=SHUFFLEDCPP
+// SHUFFLEDCPP: tj::SharedTile<tj::bf16, 128, 64> v_first = tj::paged_load_shared_transposed<64, 128, 2, 2, {{[0-9]+}}, 16>(
+// SHUFFLEDCPP: tj::dot<true>(p_low, v, acc_scaled, async_copies.newerAtLeast(2))
 // Registers hold the shuffled layout's K/V: sm_90's occupancy hint for the placed layout
 // (min_blocks_per_sm 5) does not apply to it (target tuning keyed [kv_layout=shuffled]), unless given.
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p kv_layout=shuffled --emit cpp --no-cache | FileCheck %s --check-prefix=SHUFFLEDHINT

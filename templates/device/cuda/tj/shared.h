@@ -285,7 +285,11 @@ template <CacheLayout Layout, int64_t BN, int64_t D, int Buffer, int Slots, int 
 __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared_rows(AsyncCopies& async, const View<T, RC>& cache,
                                                                       const PagedRows<T, BN, D>& rows,
                                                                       int64_t head) {
-  static_assert(Layout == CacheLayout::Standard, "only the standard cache layout is placed in shared memory");
+  // A row's 16-byte pieces run along the head dim in the standard layout (contiguous) and in
+  // shuffled K ([blocks, heads, D/X, block_size, X]: a stride apart); shuffled V's run along
+  // tokens and are not placed.
+  static_assert(Layout != CacheLayout::ShuffledV, "shuffled V is not placed in shared memory");
+  constexpr bool kStandard = Layout == CacheLayout::Standard;
   using S = SharedTile<T, BN, D>;
   using C = PagedCopyShape<T, BN, D>;
   constexpr int X = C::kX;
@@ -293,12 +297,18 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared_rows(AsyncCopi
                 "paged_load_shared_rows: lanes of a row cover whole sectors");
   S out = detail::takeSlot<Buffer, Slots, Offset, T, BN, D>(async);
   const int lane = C::lane();
+  // Elements from one piece of a row to the next (a constant in the standard layout).
+  const long long pieceStride = kStandard ? 0 : cache.stride[2];
+  auto piece = [&](int p) {
+    if constexpr (kStandard) return p * X;
+    else return p * pieceStride;
+  };
   // The lane's first piece within any row of the head: a row's pieces are then constant
   // offsets from one address (folded into the copy instructions).
-  const char* laneBase =
-      reinterpret_cast<const char*>(cache.data + head * cache.stride[2] + lane * X);
+  const char* laneBase = reinterpret_cast<const char*>(
+      cache.data + head * cache.stride[kStandard ? 2 : 1] + piece(lane));
   const long long blockBytes = cache.stride[0] * (long long)sizeof(T);
-  const long long slotBytes = cache.stride[1] * (long long)sizeof(T);
+  const long long slotBytes = cache.stride[kStandard ? 1 : 3] * (long long)sizeof(T);
   const unsigned base = detail::sharedAddress(out.data);
 #pragma unroll
   for (int m = 0; m < C::kPasses; ++m) {
@@ -311,8 +321,54 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared_rows(AsyncCopi
       const int col = (lane + j * C::kLanes) * X;
       if (C::kRowPieces % C::kLanes == 0 || col < int(D))
         detail::cpAsync16(base + unsigned(S::offset(row, j * C::kLanes * X, lane * X)) * unsigned(sizeof(T)),
-                          src + j * C::kLanes * X, rows.bytes[m]);
+                          src + piece(j * C::kLanes), rows.bytes[m]);
     }
+  }
+  out.group = async.commit();
+  return out;
+}
+
+// paged_load of a shuffled V cache ([blocks, heads, block_size/X, D, X], X = 16 / sizeof(T))
+// into shared memory, transposed: row d of the [D, BN] tile holds dim d of the BN tokens, for
+// the layout's 16-byte pieces are X tokens of one dim (a dot reads the tile as its b operand
+// the other way round). Tokens at or past `limit` are zero and never read: a piece that
+// straddles it copies only the tokens before it (cp.async fills the rest of the 16 bytes with
+// zeros). Pieces go to threads dim fastest, so a warp's copies of one token group are
+// consecutive 16-byte pieces. Each piece looks up its own group's block (the same entry for
+// all dims of a group: one L1 line).
+template <int64_t BN, int64_t D, int Buffer, int Slots, int Offset, int64_t BlockSize, typename T,
+          int RC, typename TI>
+__device__ __forceinline__ SharedTile<T, D, BN> paged_load_shared_transposed(
+    AsyncCopies& async, const View<T, RC>& cache, const View<TI, 2>& table, int64_t seq,
+    int64_t token_start, int64_t limit, int64_t head) {
+  using S = SharedTile<T, D, BN>;
+  constexpr int X = int(16 / sizeof(T));
+  static_assert(RC == 5, "paged_load_shared_transposed: a shuffled V cache has rank 5");
+  static_assert(int(BN) % X == 0 && BlockSize % X == 0,
+                "paged_load_shared_transposed: groups of X tokens, each within one block");
+  constexpr int kGroups = int(BN) / X;
+  constexpr int kPieces = int(D) * kGroups;
+  constexpr int kPasses = (kPieces + TJ_THREADS - 1) / TJ_THREADS;
+  S out = detail::takeSlot<Buffer, Slots, Offset, T, D, BN>(async);
+  const TI* tableRow = detail::opaque(table.data + seq * table.stride[0]);
+  // Unsigned token arithmetic as in paged_rows: a negative start masks every piece.
+  const unsigned first = unsigned(token_start), end = limit > 0 ? unsigned(limit) : 0u;
+  const T* headBase = cache.data + head * cache.stride[1];
+  const unsigned base = detail::sharedAddress(out.data);
+#pragma unroll
+  for (int pass = 0; pass < kPasses; ++pass) {
+    const int p = pass * TJ_THREADS + detail::threadId();
+    if (kPieces % TJ_THREADS != 0 && p >= kPieces) continue;
+    const int d = p % int(D), g = p / int(D);
+    const unsigned t = first + unsigned(g * X);
+    const unsigned valid = t < end ? (end - t < unsigned(X) ? end - t : unsigned(X)) : 0u;
+    const unsigned tIn = valid > 0 ? t : 0u;
+    const unsigned block = unsigned(detail::loadIf(tableRow + tIn / unsigned(BlockSize), valid > 0));
+    const unsigned group = (tIn % unsigned(BlockSize)) / unsigned(X);
+    const T* src = headBase + (long long)block * cache.stride[0] + (long long)group * cache.stride[2] +
+                   (long long)d * cache.stride[3];
+    detail::cpAsync16(base + unsigned(S::offset(d, 0, g * X)) * unsigned(sizeof(T)), src,
+                      int(valid * sizeof(T)));
   }
   out.group = async.commit();
   return out;
