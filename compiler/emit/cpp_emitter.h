@@ -13,8 +13,8 @@
 namespace tilejit {
 
 // Bumped whenever emitted code or its metadata changes for the same input; part of every
-// cache key (11: the metadata carries cluster_programs).
-inline constexpr const char* kEmitterVersion = "tj-emit-11";
+// cache key (12: shuffled K/V placed in shared memory, V transposed).
+inline constexpr const char* kEmitterVersion = "tj-emit-12";
 
 struct EmittedKernel {
   std::string source;       // the translation unit

@@ -42,11 +42,10 @@ std::vector<TargetDescription> buildTargets() {
       // 0, 2 and 5 measured within 1 % of each other at 64-token tiles
       // (bench/results/2026-12-01/s9-swizzle, c2).
       {"paged_decode.min_blocks_per_sm", 5},
-      // The shuffled layout keeps K/V in registers, not in shared memory: 5 programs' worth
-      // of registers (96) spilled 788 bytes per thread (GQA 4, head 128, local ptxas); with no
-      // hint it takes 255 registers and 16 bytes of stack (two programs per SM). On the H200
-      // (bench/results/2026-12-01/s11-shuffled) no hint is 1.3-1.6x faster with 64-token
-      // tiles (most table rows), 1.1-1.3x slower with 32-token ones but at batch 1.
+      // The shuffled layout places K like the standard one and V transposed ([head_size,
+      // tokens]); its kernels need more registers (GQA 8, head 128: 166), and hints 5 and 0
+      // measured within 1 % of each other on six cells
+      // (bench/results/2026-12-01/s13-shuffled), so it keeps none.
       {"paged_decode.min_blocks_per_sm[kv_layout=shuffled]", 0},
       // One load of 16 partitions' outputs per step: contexts up to 16 x partition_size merge
       // in one memory round trip (bench/profile_small_batch.py).
