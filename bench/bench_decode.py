@@ -21,7 +21,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
 from common import bench, decode_reference as reference, rel_err  # noqa: E402
-from decode_data import decode_inputs, merge_heads, merge_step  # noqa: E402
+from decode_data import decode_inputs, merge_heads, merge_step, shuffled_caches  # noqa: E402
 from decode_goals import peer_times  # noqa: E402
 
 import tilejit  # noqa: E402
@@ -86,15 +86,6 @@ def kernels(ratio, partition, block_n, depth, warps, merge, partitions, merge_he
 def write(rec):
     with open(os.path.join(OUT, "decode_tilejit.jsonl"), "a") as f:
         f.write(json.dumps(rec) + "\n")
-
-
-def shuffled_caches(k, v, x=8):
-    """[blocks, block_size, heads, D] -> K [blocks, heads, D/x, block_size, x] and
-    V [blocks, heads, block_size/x, D, x] (x: 16 bytes of bf16), as tj/memory.h reads them."""
-    blocks, bs, heads, d = k.shape
-    ks = k.view(blocks, bs, heads, d // x, x).permute(0, 2, 3, 1, 4).contiguous()
-    vs = v.view(blocks, bs // x, x, heads, d).permute(0, 3, 1, 4, 2).contiguous()
-    return ks, vs
 
 
 def run_case(hq, hkv, b, ctx):

@@ -33,3 +33,12 @@ def merge_heads(batch, q_heads, step):
     if batch * q_heads < 2048:
         return 1
     return max(1, min(8, 32 // step))
+
+
+def shuffled_caches(k, v, x=8):
+    """[blocks, block_size, heads, D] -> K [blocks, heads, D/x, block_size, x] and
+    V [blocks, heads, block_size/x, D, x] (x: 16 bytes of bf16), as tj/memory.h reads them."""
+    blocks, bs, heads, d = k.shape
+    ks = k.view(blocks, bs, heads, d // x, x).permute(0, 2, 3, 1, 4).contiguous()
+    vs = v.view(blocks, bs // x, x, heads, d).permute(0, 3, 1, 4, 2).contiguous()
+    return ks, vs

@@ -3,8 +3,9 @@
     ncu --kernel-name regex:tj_ --section SpeedOfLight --section WarpStateStats \\
         --section MemoryWorkloadAnalysis --section Occupancy python3 bench/ncu_decode_cells.py
 Cells are heads:batch:context:partition_size:block_n[:prefetch_depth] (bf16, head 128,
-block 16). PEER=1 also launches vLLM's decode_attention_fwd (4 splits; PEERS_DIR as for
-bench_decode.py) on the same data, for `--kernel-name regex:"tj_|_fwd_"`.
+block 16). KV_LAYOUT=shuffled reads shuffled copies of the caches. PEER=1 also launches
+vLLM's decode_attention_fwd (4 splits; PEERS_DIR as for bench_decode.py) on the same data,
+for `--kernel-name regex:"tj_|_fwd_"`.
 """
 import math
 import os
@@ -13,12 +14,13 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
-from decode_data import decode_inputs, merge_heads, merge_step  # noqa: E402
+from decode_data import decode_inputs, merge_heads, merge_step, shuffled_caches  # noqa: E402
 
 import tilejit  # noqa: E402
 
 D, BS = 128, 16
 PEER = os.environ.get("PEER") == "1"
+KV_LAYOUT = os.environ.get("KV_LAYOUT", "standard")
 if PEER:
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
     import common  # noqa: F401,E402  (puts PEERS_DIR on the path)
@@ -33,13 +35,15 @@ for cell in os.environ.get("CELLS", "32/8:16:1024:256:32").split(","):
     parts = max(1, math.ceil(ctx / partition))
     dec = jit.load("paged_decode", dtype="bf16", head_size=D, block_size=BS, gqa_ratio=hq // hkv,
                    q_rows=16, partition_size=partition, block_n=block_n, num_warps=4,
-                   prefetch_depth=depth)
+                   prefetch_depth=depth, kv_layout=KV_LAYOUT)
     red = jit.load("paged_decode_reduce", dtype="bf16", head_size=D, partition_size=partition,
                    partitions_per_step=merge_step(parts), heads_per_program=merge_heads(b, hq, merge_step(parts)))
     out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
     p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
     p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")
-    dec(out, p_out, p_lse, data.q, data.k_cache, data.v_cache, data.table, data.lens,
+    k, v = (shuffled_caches(data.k_cache, data.v_cache) if KV_LAYOUT == "shuffled"
+            else (data.k_cache, data.v_cache))
+    dec(out, p_out, p_lse, data.q, k, v, data.table, data.lens,
         torch.zeros(hq, device="cuda"), torch.zeros(b, hkv, dtype=torch.int32, device="cuda"),
         1 / math.sqrt(D), 0.0, 0)
     red(out, p_out, p_lse, data.lens)
