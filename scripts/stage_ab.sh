@@ -3,10 +3,12 @@
 # out REV, builds the C ABI library and the GPU tests incrementally in build/, copies them
 # (stripped) to .device/ab, then checks the current branch out and rebuilds it. Run after
 # scripts/stage_for_device.sh (which empties .device); Abseil comes from .device/bin.
-# Usage: bash scripts/stage_ab.sh REV
+# Usage: bash scripts/stage_ab.sh REV [DIR]   (DIR under .device, default ab: a second REV
+# goes beside the first as, e.g., ab2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rev=${1:?usage: stage_ab.sh REV}
+rev=${1:?usage: stage_ab.sh REV [DIR]}
+dir=.device/${2:-ab}
 if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
   echo "stage_ab.sh: the work tree has uncommitted changes; commit or stash them first" >&2
   exit 1
@@ -16,12 +18,12 @@ restore() { git checkout -q "$here" && ninja -C build tilejit_c tilejit_gpu_test
 trap restore EXIT
 git checkout -q "$rev"
 ninja -C build tilejit_c tilejit_gpu_tests > /dev/null
-rm -rf .device/ab && mkdir -p .device/ab
+rm -rf "$dir" && mkdir -p "$dir"
 for f in libtilejit_c.so tilejit_gpu_tests; do
-  cp "build/bin/$f" .device/ab/
-  strip --strip-unneeded ".device/ab/$f"
+  cp "build/bin/$f" "$dir/"
+  strip --strip-unneeded "$dir/$f"
 done
-git log -1 --format='%h %s' > .device/ab/REV
+git log -1 --format='%h %s' > "$dir/REV"
 # The device tool carries at most 64 MiB: the CLI and the runtime tests are not used by the
 # ab step, so they go first when two builds do not fit beside them.
 if [ "$(du -sm .device | cut -f1)" -gt 60 ]; then
