@@ -110,6 +110,7 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
       params["partition_size"] = std::to_string(tiling->partitionSize);
       params["block_n"] = std::to_string(tiling->blockN);
       params["prefetch_depth"] = std::to_string(tiling->prefetchDepth);
+      if (tiling->numWarps > 0) params["num_warps"] = std::to_string(tiling->numWarps);
       clusterRow = tiling->clusterMerge;
     }
   }

@@ -126,10 +126,16 @@ std::vector<TargetDescription> buildTargets() {
   // 1K (23.6/24.5 against 24.1/24.4). Clusters did not help where they made more than a wave
   // of programs (128 pairs x 4 or 8 partitions: 82-92 against 71-81 us) nor at 16K (8
   // partitions of 2048 tokens: too few programs) (bench/results/2026-12-01/s12-cluster-sweep).
+  // At 65-128 pairs up to 1K one 1024-token partition of 128-token tiles and 8 warps (one
+  // program per SM, 8 tiles in series instead of 16) beat the cluster of two 512-token
+  // partitions: 22.8/22.9 against 23.6/24.9 us at 32/8 and 64/8 x 16 x 1K (1.33-1.35x the
+  // best peer; bench/results/2026-12-01/s13-batch16/b, which also swept depth 2 and 512-token
+  // partitions). At 4K the same shape took 70.0-70.3 us against the cluster row's 67.9-69.0
+  // (s13-batch16/a2, c0).
   const std::vector<DecodeTiling> h200DecodeTilings = {
       {8, 1024, 128, 128, 64, 1, true}, {8, 4096, 128, 512, 64, 1, true}, {8, 1 << 30, 128, 512, 64},
       {32, 1024, 128, 128, 32, 1, true}, {32, 4096, 128, 512, 64},    {32, 1 << 30, 128, 1024, 32},
-      {64, 1024, 128, 512, 64},       {128, 1024, 128, 512, 64, 1, true},
+      {64, 1024, 128, 512, 64},       {128, 1024, 128, 1024, 128, 1, false, 8},
       {128, 2048, 128, 1024, 64},     {128, 4096, 128, 2048, 64, 1, true},
       {128, 1 << 30, 128, 4096, 32},
       {512, 1024, 128, 1024, 32},     {512, 4096, 128, 4096, 32},     {512, 1 << 30, 128, 4096, 64},

@@ -23,7 +23,7 @@ struct MatrixInstruction {
 };
 
 // One row of a measured table of decode tilings: the best (partition size, block_n, prefetch
-// depth) for grids of at most `maxPrograms` (sequences x kv heads), contexts of at most
+// depth, merge, warps) for grids of at most `maxPrograms` (sequences x kv heads), contexts of at most
 // `maxContext` tokens and head sizes of at most `maxHeadSize` (larger heads need other tiles to
 // fit shared memory).
 struct DecodeTiling {
@@ -36,6 +36,8 @@ struct DecodeTiling {
   // Merge the partitions of a sequence inside the split-K kernel through a thread-block
   // cluster, where the target has clusters and they fit in one (no merge kernel).
   bool clusterMerge = false;
+  // Warps per program; 0 leaves the target's tuning value (paged_decode.num_warps).
+  int64_t numWarps = 0;
 };
 
 struct TargetDescription {

@@ -132,6 +132,18 @@ inline std::vector<DecodeCase> decodeCases(bool full, bool clusters) {
     DecodeCase* added = add("prefetch" + std::to_string(depth), c);
     if (depth == 3) added->slidingWindow = 45;
   }
+  for (int64_t ratio : {8, 5}) {
+    // 128-token tiles over 8 warps (sm_90's table row at 65-128 pairs up to 1K): with the
+    // merge kernel over 256-token partitions, and as one partition with a window.
+    PagedDecodeConfig c = base;
+    c.gqaRatio = ratio;
+    c.tuning = {{"partition_size", "256"}, {"block_n", "128"}, {"num_warps", "8"}};
+    DecodeCase* added = add("warps8_tile128_" + std::to_string(ratio), c);
+    if (ratio == 5) {
+      added->partitions = 1;
+      added->slidingWindow = 150;
+    }
+  }
   // The partitions merge through a thread-block cluster (cluster_size, sm_90 only; the CPU
   // suite checks that its target refuses it): 8 ranks over head 128 (16 columns each), 2 with
   // a window leaving partitions of no valid token, 4 over head 80 (20 columns each) with 7 of

@@ -189,15 +189,17 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   // 128 pairs x 4K in s8-tiling; 32-token tiles at 128 pairs past 4K in s9-swizzle; one
   // 1024-token partition at 65-128 pairs x 1K in s10-merge; the merge through a cluster at
   // batch 1 x 1K/4K and 128 pairs x 1K/4K in s12-cluster-sweep (with two 512-token
-  // partitions at 128 pairs x 1K).
+  // partitions at 128 pairs x 1K), replaced by one partition of 128-token tiles and 8 warps
+  // in s13-batch16.
   struct Expected {
     int64_t pairs, maxModelLen, partitionSize, blockN, prefetchDepth = 1;
     bool cluster = false;
+    int64_t warps = 0;
   };
   for (const Expected& e : {Expected{1, 1024, 128, 64, 1, true}, Expected{8, 4096, 512, 64, 1, true},
                             Expected{8, 16384, 512, 64}, Expected{32, 1024, 128, 32, 1, true},
                             Expected{32, 4096, 512, 64},
-                            Expected{64, 1024, 512, 64}, Expected{100, 1024, 512, 64, 1, true},
+                            Expected{64, 1024, 512, 64}, Expected{100, 1024, 1024, 128, 1, false, 8},
                             Expected{128, 2048, 1024, 64},
                             Expected{128, 4096, 2048, 64, 1, true},
                             Expected{128, 16384, 4096, 32},
@@ -211,6 +213,7 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
     EXPECT_EQ(tiling->blockN, e.blockN);
     EXPECT_EQ(tiling->prefetchDepth, e.prefetchDepth);
     EXPECT_EQ(tiling->clusterMerge, e.cluster);
+    EXPECT_EQ(tiling->numWarps, e.warps);
   }
   // Heads 192/256 (s10-heads; batch 1 re-measured in s12-final): 32-token tiles, partitions
   // by grid and head; the cluster merge at batch 1 x 1K only.
