@@ -333,9 +333,10 @@ __device__ __forceinline__ SharedTile<T, BN, D> paged_load_shared_rows(AsyncCopi
 // the layout's 16-byte pieces are X tokens of one dim (a dot reads the tile as its b operand
 // the other way round). Tokens at or past `limit` are zero and never read: a piece that
 // straddles it copies only the tokens before it (cp.async fills the rest of the 16 bytes with
-// zeros). Pieces go to threads dim fastest, so a warp's copies of one token group are
-// consecutive 16-byte pieces. Each piece looks up its own group's block (the same entry for
-// all dims of a group: one L1 line).
+// zeros). A thread keeps one token group and copies every kDimStep-th dim of it, so it looks up
+// one table entry per tile (a piece per table lookup took eight lookups per thread and tile at
+// 64-token tiles); a warp's copy covers 32 / kGroups consecutive dims of each group
+// (contiguous 16-byte pieces of one block) and, in shared memory, whole rows.
 template <int64_t BN, int64_t D, int Buffer, int Slots, int Offset, int64_t BlockSize, typename T,
           int RC, typename TI>
 __device__ __forceinline__ SharedTile<T, D, BN> paged_load_shared_transposed(
@@ -347,28 +348,32 @@ __device__ __forceinline__ SharedTile<T, D, BN> paged_load_shared_transposed(
   static_assert(int(BN) % X == 0 && BlockSize % X == 0,
                 "paged_load_shared_transposed: groups of X tokens, each within one block");
   constexpr int kGroups = int(BN) / X;
-  constexpr int kPieces = int(D) * kGroups;
-  constexpr int kPasses = (kPieces + TJ_THREADS - 1) / TJ_THREADS;
+  static_assert(TJ_THREADS % kGroups == 0, "paged_load_shared_transposed: whole groups per pass");
+  // Dims a pass covers, and passes per tile (the last may cover fewer where D is no multiple).
+  constexpr int kDimStep = TJ_THREADS / kGroups;
+  constexpr int kPasses = (int(D) + kDimStep - 1) / kDimStep;
   S out = detail::takeSlot<Buffer, Slots, Offset, T, D, BN>(async);
   const TI* tableRow = detail::opaque(table.data + seq * table.stride[0]);
   // Unsigned token arithmetic as in paged_rows: a negative start masks every piece.
   const unsigned first = unsigned(token_start), end = limit > 0 ? unsigned(limit) : 0u;
-  const T* headBase = cache.data + head * cache.stride[1];
+  const int g = detail::threadId() % kGroups, d0 = detail::threadId() / kGroups;
+  const unsigned t = first + unsigned(g * X);
+  const unsigned valid = t < end ? (end - t < unsigned(X) ? end - t : unsigned(X)) : 0u;
+  const unsigned tIn = valid > 0 ? t : 0u;
+  const unsigned block = unsigned(detail::loadIf(tableRow + tIn / unsigned(BlockSize), valid > 0));
+  const unsigned group = (tIn % unsigned(BlockSize)) / unsigned(X);
+  // The thread's first piece; the others are whole strides of kDimStep dims further.
+  const T* src = cache.data + head * cache.stride[1] + (long long)block * cache.stride[0] +
+                 (long long)group * cache.stride[2] + (long long)d0 * cache.stride[3];
+  const long long passStride = (long long)kDimStep * cache.stride[3];
   const unsigned base = detail::sharedAddress(out.data);
+  const int bytes = int(valid * sizeof(T));
 #pragma unroll
   for (int pass = 0; pass < kPasses; ++pass) {
-    const int p = pass * TJ_THREADS + detail::threadId();
-    if (kPieces % TJ_THREADS != 0 && p >= kPieces) continue;
-    const int d = p % int(D), g = p / int(D);
-    const unsigned t = first + unsigned(g * X);
-    const unsigned valid = t < end ? (end - t < unsigned(X) ? end - t : unsigned(X)) : 0u;
-    const unsigned tIn = valid > 0 ? t : 0u;
-    const unsigned block = unsigned(detail::loadIf(tableRow + tIn / unsigned(BlockSize), valid > 0));
-    const unsigned group = (tIn % unsigned(BlockSize)) / unsigned(X);
-    const T* src = headBase + (long long)block * cache.stride[0] + (long long)group * cache.stride[2] +
-                   (long long)d * cache.stride[3];
-    detail::cpAsync16(base + unsigned(S::offset(d, 0, g * X)) * unsigned(sizeof(T)), src,
-                      int(valid * sizeof(T)));
+    const int d = d0 + pass * kDimStep;
+    if (int(D) % kDimStep != 0 && d >= int(D)) break;
+    detail::cpAsync16(base + unsigned(S::offset(d, 0, g * X)) * unsigned(sizeof(T)),
+                      src + pass * passStride, bytes);
   }
   out.group = async.commit();
   return out;
