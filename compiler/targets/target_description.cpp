@@ -43,9 +43,9 @@ std::vector<TargetDescription> buildTargets() {
       // (bench/results/2026-12-01/s9-swizzle, c2).
       {"paged_decode.min_blocks_per_sm", 5},
       // The shuffled layout places K like the standard one and V transposed ([head_size,
-      // tokens]); its kernels need more registers (GQA 8, head 128: 166), and hints 5 and 0
-      // measured within 1 % of each other on six cells
-      // (bench/results/2026-12-01/s13-shuffled), so it keeps none.
+      // tokens]). Hints 5 and 0 measured within 1 % of each other on six cells
+      // (bench/results/2026-12-01/s13-shuffled, V then looked up per piece: 166 registers at
+      // GQA 8 x head 128; one lookup per thread now: 123), so it keeps none.
       {"paged_decode.min_blocks_per_sm[kv_layout=shuffled]", 0},
       // One load of 16 partitions' outputs per step: contexts up to 16 x partition_size merge
       // in one memory round trip (bench/profile_small_batch.py).

@@ -23,9 +23,9 @@ struct MatrixInstruction {
 };
 
 // One row of a measured table of decode tilings: the best (partition size, block_n, prefetch
-// depth, merge, warps) for grids of at most `maxPrograms` (sequences x kv heads), contexts of at most
-// `maxContext` tokens and head sizes of at most `maxHeadSize` (larger heads need other tiles to
-// fit shared memory).
+// depth, merge, warps) for grids of at most `maxPrograms` (sequences x kv heads), contexts of
+// at most `maxContext` tokens and head sizes of at most `maxHeadSize` (larger heads need other
+// tiles to fit shared memory).
 struct DecodeTiling {
   int64_t maxPrograms;
   int64_t maxContext;
