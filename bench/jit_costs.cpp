@@ -154,7 +154,8 @@ int driverFloor(const std::string& target) {
   if (!function.ok()) return die(function.status());
   alignas(8) unsigned char args[288] = {};
   size_t size = sizeof(args);
-  void* extra[] = {reinterpret_cast<void*>(1), args, reinterpret_cast<void*>(2), &size, nullptr};
+  void* extra[] = {cuda::CU_LAUNCH_PARAM_BUFFER_POINTER, args, cuda::CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                   cuda::CU_LAUNCH_PARAM_END};
   std::vector<double> costs;
   for (int i = 0; i < 10000; ++i) {
     auto t = Clock::now();

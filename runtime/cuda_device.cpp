@@ -170,8 +170,8 @@ class CudaDevice : public Device {
     // The kernel's one parameter is the argument struct; the driver copies `packedSize` bytes
     // from this pointer when the launch is enqueued (or captured), so a stack buffer is fine.
     size_t size = packedSize;
-    void* extra[] = {kLaunchParamBufferPointer, const_cast<void*>(packedArgs),
-                     kLaunchParamBufferSize, &size, kLaunchParamEnd};
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, const_cast<void*>(packedArgs),
+                     CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
     const KernelMetadata& metadata = kernel.metadata();
     // A kernel that waits for its predecessor's writes itself may be launched before that
     // predecessor ends: its launch overlaps the predecessor's last programs (sm_90+).
@@ -199,10 +199,6 @@ class CudaDevice : public Device {
   }
 
  private:
-  static inline void* const kLaunchParamEnd = reinterpret_cast<void*>(0);
-  static inline void* const kLaunchParamBufferPointer = reinterpret_cast<void*>(1);
-  static inline void* const kLaunchParamBufferSize = reinterpret_cast<void*>(2);
-
   const DriverApi* api_;
   PrimaryContext context_;
   std::string name_;

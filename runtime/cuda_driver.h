@@ -40,6 +40,11 @@ inline constexpr int CU_STREAM_NON_BLOCKING = 1;
 inline constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
 inline constexpr unsigned CU_EVENT_DEFAULT = 0;
 inline constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
+// cuLaunchKernel's `extra` array: a packed argument buffer, its size, the end (cuda.h's
+// CU_LAUNCH_PARAM_* values).
+inline void* const CU_LAUNCH_PARAM_END = reinterpret_cast<void*>(0);
+inline void* const CU_LAUNCH_PARAM_BUFFER_POINTER = reinterpret_cast<void*>(1);
+inline void* const CU_LAUNCH_PARAM_BUFFER_SIZE = reinterpret_cast<void*>(2);
 
 // cuLaunchKernelEx's configuration, laid out as cuda.h declares it (CUDA 11.8+).
 struct CUlaunchAttribute {

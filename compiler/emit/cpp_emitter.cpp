@@ -620,9 +620,15 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
     if (tj::PagedLoadOp same = samePagedRows(load)) rows = pagedRows_.lookup(same.getOperation());
     if (rows.empty()) {
       // The block size when the specialization fixed it (a shift instead of a division; a
-      // shuffled cache always has it), else the standard cache's extent 1 at run time.
-      tj::Extent extent = tj::getExtent(load.getCache().getType().getDims()[1]);
+      // shuffled cache always has it), else the standard cache's extent 1 at run time (only
+      // in that layout is axis 1 the block size).
+      auto cacheType = load.getCache().getType();
+      tj::Extent extent = tj::getExtent(cacheType.getDims()[1]);
+      if (!extent.isConstant() && cacheType.isShuffled())
+        return unsupported(&op, "a shuffled cache needs the block size fixed");
       int64_t blockSize = extent.isConstant() ? extent.value : 0;
+      std::string runtimeBlockSize =
+          cacheType.isShuffled() ? std::to_string(blockSize) : use(load.getCache()) + ".shape[1]";
       TJ_ASSIGN_OR_RETURN(std::string element, cppType(load.getType().getElementType()));
       std::string shape = absl::StrCat(element, ", ", shapeList(load.getType()));
       std::string base = templateName(load.getResult());
@@ -630,7 +636,7 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
       line(indent, absl::StrCat("const tj::PagedRows<", shape, "> ", rows, " = tj::paged_rows<", shape,
                                 ", ", blockSize, ">(", use(load.getTable()), ", ", use(load.getSeq()),
                                 ", ", use(load.getStart()), ", ", use(load.getLimit()), ", ",
-                                use(load.getCache()), ".shape[1]);"));
+                                runtimeBlockSize, ");"));
     }
     pagedRows_[load.getOperation()] = rows;
     return assign(op, indent, absl::StrCat("tj::paged_load_shared_rows<", cacheLayout(load.getCache().getType()),

@@ -13,8 +13,8 @@
 namespace tilejit {
 
 // Bumped whenever emitted code or its metadata changes for the same input; part of every
-// cache key (12: shuffled K/V placed in shared memory, V transposed).
-inline constexpr const char* kEmitterVersion = "tj-emit-12";
+// cache key (13: a shuffled cache's paged_rows gets its fixed block size, not axis 1).
+inline constexpr const char* kEmitterVersion = "tj-emit-13";
 
 struct EmittedKernel {
   std::string source;       // the translation unit
