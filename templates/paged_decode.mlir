@@ -198,11 +198,9 @@ tj.template @paged_decode {
           : !tj.view<[num_q_heads], f32> -> tensor<?xf32>
       %log2e_r = tj.full %log2e [q_rows] : f32 -> tensor<?xf32>
       %slopes2 = arith.mulf %slopes, %log2e_r : tensor<?xf32>
-      // Column index of every logit, built once (a broadcast costs a shared-memory exchange).
+      // Column index of every logit, built once, in the logits' own layout.
       %c0_i32 = arith.constant 0 : i32
-      %columns = tj.range %c0_i32 [block_n] : i32 -> tensor<?xi32>
-      %columns_row = tj.expand_dims %columns axis 0 : tensor<?xi32> -> tensor<1x?xi32>
-      %columns_2d = tj.broadcast %columns_row [q_rows, block_n] : tensor<1x?xi32> -> tensor<?x?xi32>
+      %columns_2d = tj.range %c0_i32 [q_rows, block_n] axis 1 : i32 -> tensor<?x?xi32>
       %last = arith.subi %seq_len, %c1 : index
       %first_token = arith.maxsi %start, %window_start : index
 

@@ -510,9 +510,15 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
     return assign(op, indent, expr);
   }
   if (auto range = dyn_cast<tj::RangeOp>(op)) {
-    TJ_ASSIGN_OR_RETURN(std::string element, cppType(range.getStart().getType()));
-    return assign(op, indent, absl::StrCat("tj::range<", element, ", ", shapeList(range.getType()),
-                                           ">(", use(range.getStart()), ")"));
+    auto tile = cast<RankedTensorType>(range.getType());
+    if (tile.getRank() == 1 && tj::getTileLayout(tile) == tj::TileLayout::kBlocked) {
+      TJ_ASSIGN_OR_RETURN(std::string element, cppType(range.getStart().getType()));
+      return assign(op, indent, absl::StrCat("tj::range<", element, ", ", shapeList(tile), ">(",
+                                             use(range.getStart()), ")"));
+    }
+    TJ_ASSIGN_OR_RETURN(std::string type, cppType(tile));
+    return assign(op, indent, absl::StrCat("tj::range_along<", range.getAxis(), ", ", type, ">(",
+                                           use(range.getStart()), ")"));
   }
   if (auto full = dyn_cast<tj::FullOp>(op)) {
     TJ_ASSIGN_OR_RETURN(std::string expr, splat(full.getType(), use(full.getValue())));

@@ -14,7 +14,7 @@
 //      along its rows, or broadcast over the rows of an mma class, is `mma_rows` (to a fixed
 //      point). A class whose shapes cannot hold a layout stays blocked.
 //   3. Every value takes its class's layout. Where a producer cannot produce it (loads,
-//      ranges, broadcasts of blocked tiles, ...) a tj.convert_layout follows the producer;
+//      broadcasts of blocked tiles, ...) a tj.convert_layout follows the producer;
 //      where a consumer needs another layout (a dot's b operand, paged_store, ...) one
 //      precedes the consumer.
 #include "compiler/passes.h"
@@ -191,7 +191,8 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
   // converted after its producer is the conversion's result).
   static bool canProduce(Operation* op, TileLayout wanted) {
     if (wanted == TileLayout::kBlocked) return true;
-    if (isElementwise(op) || isSplat(op) || isa<scf::ForOp, scf::IfOp>(op)) return true;
+    // A range computes its elements from their coordinates, in any layout.
+    if (isElementwise(op) || isSplat(op) || isa<scf::ForOp, scf::IfOp, tj::RangeOp>(op)) return true;
     auto operandLayout = [&](unsigned i) { return tj::getTileLayout(op->getOperand(i).getType()); };
     if (auto dot = dyn_cast<tj::DotOp>(op)) return isTensorCoreDot(dot) && wanted == TileLayout::kMma;
     if (auto reduce = dyn_cast<tj::ReduceOp>(op))

@@ -401,10 +401,10 @@ LogicalResult WaitPreviousKernelOp::verify() {
 
 LogicalResult RangeOp::verify() {
   auto tensor = cast<RankedTensorType>(getType());
-  if (tensor.getRank() != 1) return emitOpError("produces a 1-D tile");
+  if (getAxis() < 0 || getAxis() >= tensor.getRank())
+    return emitOpError("axis ") << getAxis() << " is not an axis of a rank-" << tensor.getRank() << " tile";
   if (tensor.getElementType() != getStart().getType())
     return emitOpError("element type must match the start's type");
-  if (failed(verifyBlockedResult(*this))) return failure();
   return verifyTileMatches(*this, getTile(), getType());
 }
 

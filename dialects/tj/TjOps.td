@@ -189,10 +189,19 @@ def Tj_NumProgramsOp : Tj_Op<"num_programs", [Pure, HasParent<"KernelOp">]> {
 //===----------------------------------------------------------------------===//
 
 def Tj_RangeOp : Tj_Op<"range", [Pure]> {
-  let summary = "the 1-D tile [start, start + size)";
-  let arguments = (ins AnySignlessInteger:$start, Tj_TileShapeAttr:$tile);
+  let summary = "a tile counting up from start along one axis";
+  let description = [{
+    Element (i_0, ..., i_{r-1}) is `start + i_axis`: a 1-D tile is [start, start + size); a
+    2-D one with axis 1 holds every column's index in each row. Unlike a 1-D range expanded
+    and broadcast, it can be produced in any layout (each thread computes its elements'
+    coordinates), so a tile of column indices beside an mma accumulator needs no exchange.
+  }];
+  let arguments = (ins AnySignlessInteger:$start, Tj_TileShapeAttr:$tile,
+                       DefaultValuedAttr<I32Attr, "0">:$axis);
   let results = (outs Tj_Tile:$result);
-  let assemblyFormat = "$start custom<TileShape>($tile) attr-dict `:` type($start) `->` type($result)";
+  let assemblyFormat = [{
+    $start custom<TileShape>($tile) (`axis` $axis^)? attr-dict `:` type($start) `->` type($result)
+  }];
   let hasVerifier = 1;
 }
 

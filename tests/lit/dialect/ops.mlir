@@ -55,7 +55,10 @@ tj.template @all_ops {
     %m = tj.reduce max %s axis 1 : tensor<16x?xf32> -> tensor<16xf32>
     %m2 = tj.expand_dims %m axis 1 : tensor<16xf32> -> tensor<16x1xf32>
     %mb = tj.broadcast %m2 [16, block_n] : tensor<16x1xf32> -> tensor<16x?xf32>
+    // CHECK: tj.range %{{.*}} [block_n] : i32 -> tensor<?xi32>
     %r = tj.range %len32 [block_n] : i32 -> tensor<?xi32>
+    // CHECK: tj.range %{{.*}} [16, block_n] axis 1 : i32 -> tensor<16x?xi32>
+    %cols = tj.range %len32 [16, block_n] axis 1 : i32 -> tensor<16x?xi32>
     %flat = tj.reshape %m [4, 4] : tensor<16xf32> -> tensor<4x4xf32>
     %c = tj.convert_layout %flat to "blocked" : tensor<4x4xf32> -> tensor<4x4xf32>
     %total = tj.reduce sum %m axis 0 : tensor<16xf32> -> f32

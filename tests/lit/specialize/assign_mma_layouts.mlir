@@ -4,15 +4,17 @@
 // RUN: tj-opt %s --tj-assign-mma-layouts | FileCheck %s
 // RUN: tj-opt %s --tj-assign-mma-layouts | tj-opt | FileCheck %s --check-prefix=ROUNDTRIP
 // ROUNDTRIP: tj.kernel @softmax_dot
-// The decode template on sm_90: the softmax state lives in fragments; the only conversion is
-// the column index tile, built once before the loop. The host target has no layouts.
+// The decode template on sm_90: the softmax state lives in fragments, and the column index
+// tile is built in the logits' layout (a 2-D tj.range): no conversion at all. The host target
+// has no layouts.
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 --emit cpp --no-cache | FileCheck %s --check-prefix=DECODE
 // DECODE: #define TJ_ROW_EXCHANGE_ROWS 16
 // DECODE: tj::RowExchange row_exchange;
 // DECODE: tj::MmaRows<float, 16> m0 = tj::splat<tj::MmaRows<float, 16>>(
-// DECODE: tj::MmaTile<int32_t, 16, 32> {{.*}} = tj::convert_layout<tj::MmaTile<int32_t, 16, 32>>(columns_2d);
-// DECODE: for (
 // DECODE-NOT: convert_layout
+// DECODE: tj::MmaTile<int32_t, 16, 32> columns_2d = tj::range_along<1, tj::MmaTile<int32_t, 16, 32>>(
+// DECODE-NOT: convert_layout
+// DECODE: for (
 // DECODE: tj::MmaTile<float, 16, 32> qk = tj::dot<true>(q, k,
 // DECODE: tj::MmaRows<float, 16> tile_max = tj::reduce_max<1>(logits, row_exchange);
 // DECODE: tj::MmaTile<float, 16, 128> alpha_2d = tj::broadcast<16, 128>(alpha_col);
@@ -103,6 +105,37 @@ tj.template @t {
     tj.store %l, %lse[%c0] : tensor<16xf32>, !tj.view<[16], f32>
     // CHECK: tj.reshape %[[BACK]]
     %flat = tj.reshape %acc [1024] : tensor<16x64xf32> -> tensor<1024xf32>
+  }
+}
+
+// A range computes its elements from their coordinates: a 2-D one beside an accumulator is
+// produced in #tj.mma, with no conversion (a 1-D one broadcast is converted, above).
+tj.template @range_in_layout {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %threads = arith.constant 128 : index
+    tj.yield %threads : index
+  }
+  // CHECK-LABEL: tj.kernel @columns
+  // CHECK-NOT: tj.convert_layout
+  // CHECK: tj.range %{{.*}} [16, 32] axis 1 : i32 -> tensor<16x32xi32, #tj.mma>
+  // CHECK-NOT: tj.convert_layout
+  // CHECK: tj.store
+  tj.kernel @columns(%q: !tj.view<[16, 64], bf16>, %kv: !tj.view<[32, 64], bf16>,
+                     %out: !tj.view<[16, 32], f32>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %c0_i32 = arith.constant 0 : i32
+    %qt = tj.load %q[%c0, %c0] [16, 64] : !tj.view<[16, 64], bf16> -> tensor<16x64xbf16>
+    %k = tj.load %kv[%c0, %c0] [32, 64] : !tj.view<[32, 64], bf16> -> tensor<32x64xbf16>
+    %z = tj.full %zero [16, 32] : f32 -> tensor<16x32xf32>
+    %s = tj.dot %qt, %k, %z {trans_b} : tensor<16x64xbf16>, tensor<32x64xbf16>, tensor<16x32xf32> -> tensor<16x32xf32>
+    %cols = tj.range %c0_i32 [16, 32] axis 1 : i32 -> tensor<16x32xi32>
+    %cols_f = arith.sitofp %cols : tensor<16x32xi32> to tensor<16x32xf32>
+    %sum = arith.addf %s, %cols_f : tensor<16x32xf32>
+    tj.store %sum, %out[%c0, %c0] : tensor<16x32xf32>, !tj.view<[16, 32], f32>
   }
 }
 

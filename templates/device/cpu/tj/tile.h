@@ -181,6 +181,17 @@ inline Tile<T, N> range(T start) {
   return out;
 }
 
+// tj.range along `Axis` of an N-D tile: element i counts its row-major coordinate on the axis.
+template <int Axis, typename X, typename T>
+inline X range_along(T start) {
+  static_assert(Axis >= 0 && Axis < X::kRank, "range_along: no such axis");
+  int64_t stride = 1;
+  for (int d = Axis + 1; d < X::kRank; ++d) stride *= X::kShape[d];
+  X out;
+  for (int64_t i = 0; i < X::kSize; ++i) out.v[i] = T(start + T(i / stride % X::kShape[Axis]));
+  return out;
+}
+
 namespace detail {
 template <int R>
 inline void unravel(int64_t linear, const int64_t* shape, int64_t* index) {

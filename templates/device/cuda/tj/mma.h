@@ -295,6 +295,23 @@ struct Elements<Tile<T, D...>> {
 
 }  // namespace detail
 
+// tj.range along `Axis` in X's layout (a canonical tile, mma or mma_rows): each register's
+// coordinate along the axis from its row-major index, so no layout exchange is needed.
+template <int Axis, typename X, typename T>
+__device__ __forceinline__ X range_along(T start) {
+  static_assert(Axis >= 0 && Axis < X::kRank, "range_along: no such axis");
+  constexpr int kStride = [] {
+    int stride = 1;
+    for (int d = Axis + 1; d < X::kRank; ++d) stride *= X::dim(d);
+    return stride;
+  }();
+  using E = detail::Elements<X>;
+  X out;
+#pragma unroll
+  for (int i = 0; i < X::L::kRegs; ++i) out.v[i] = T(start + T(E::linear(i) / kStride % X::dim(Axis)));
+  return out;
+}
+
 // The coordinate along tile axis `a` of register `reg` of an mma or mma_rows tile (never
 // negative).
 template <typename X>
