@@ -351,7 +351,7 @@ std::optional<int64_t> copyGroupsCommittedSinceOperands(tj::DotOp dot,
 
 int64_t libraryScratchBytes(Operation* kernel) {
   llvm::DenseSet<Value> placed = placedTileValues(kernel);
-  int64_t largestTile = 0, dotBand = 0;
+  int64_t largestTile = 0, dotBand = 0, dotStaging = 0;
   kernel->walk([&](Operation* op) {
     // Tiles in the mma layouts never pass through the scratch whole: their row exchanges
     // have their own ring, and a dot stages an mma operand in chunks that fit.
@@ -364,13 +364,32 @@ int64_t libraryScratchBytes(Operation* kernel) {
     if (auto merge = dyn_cast<tj::ClusterMergeStoreOp>(op))
       if (auto partial = cast<RankedTensorType>(merge.getPartial().getType()); partial.hasStaticShape())
         largestTile = std::max(largestTile, partial.getNumElements());
+    auto dot = dyn_cast<tj::DotOp>(op);
+    if (!dot) return;
     // A dot returns a canonical result through 16-row bands of padded f32 rows (tj/dot.h).
-    if (auto dot = dyn_cast<tj::DotOp>(op); dot && tj::getTileLayout(dot.getType()) == tj::TileLayout::kBlocked)
+    if (tj::getTileLayout(dot.getType()) == tj::TileLayout::kBlocked)
       dotBand = std::max(dotBand, 16 * (cast<RankedTensorType>(dot.getType()).getDimSize(1) + 4) * 4);
+    // A tensor-core dot stages its register operands (an mma-layout softmax's probabilities)
+    // in K chunks that fit the scratch; a whole K in one chunk needs no barriers of its own
+    // (tj/dot.h's plan: rows of K + 8 elements for a and for a transposed b, of N (+ 8 where
+    // N / 8 is even) for b).
+    if (isTensorCoreDot(dot)) {
+      auto a = cast<RankedTensorType>(dot.getA().getType());
+      auto b = cast<RankedTensorType>(dot.getB().getType());
+      const int64_t m = a.getDimSize(0), k = a.getDimSize(1);
+      const int64_t n = dot.getTransB() ? b.getDimSize(0) : b.getDimSize(1);
+      const int64_t element = a.getElementTypeBitWidth() / 8;
+      const int64_t strideN = n + ((n / 8) % 2 == 0 ? 8 : 0);
+      int64_t staged = 0;
+      if (!placed.contains(dot.getA())) staged += m * (k + 8) * element;
+      if (!placed.contains(dot.getB())) staged += (dot.getTransB() ? n * (k + 8) : k * strideN) * element;
+      dotStaging = std::max(dotStaging, staged);
+    }
   });
   int64_t bytes = 2048;
   while (bytes < largestTile * 4 && bytes < 32768) bytes *= 2;
-  return std::min<int64_t>(std::max(bytes, (dotBand + 511) / 512 * 512), 32768);
+  const int64_t dotBytes = std::max(dotBand, dotStaging);
+  return std::min<int64_t>(std::max(bytes, (dotBytes + 511) / 512 * 512), 32768);
 }
 
 }  // namespace tilejit

@@ -10,6 +10,12 @@
 // HEADS: tj::load_scalar(args.seq_lens, tj::Index<1>{program_y})
 // HEADS: tj::paged_load<tj::CacheLayout::Standard, 32, 128>(args.key_cache, args.block_tables, program_y, t_next, end, program_x)
 // RUN: tilejit compile %templates/paged_decode_reduce.mlir --target sm_90 -p partition_size=256 --emit cpp --no-cache | FileCheck %s --check-prefix=REDUCE
+// The scratch holds the probabilities the PV dot stages from registers in one K chunk (16
+// rows of 64 + 8 bf16: 2304 bytes, rounded up to 512); a smaller one would split the dot in
+// chunks with barriers of their own in every tile.
+// RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=8 -p block_n=64 --emit cpp --no-cache | FileCheck %s --check-prefix=SCRATCH
+// SCRATCH: #define TJ_SMEM_BYTES 2560
+// SCRATCH-NOT: convert_layout
 
 // CHECK: // parameters: block_size=16 dtype=bf16 head_size=128 heads_per_tile=8 kv_layout=shuffled min_blocks_per_sm=16 num_warps=1 tokens_per_program=2
 // CHECK: #define TJ_THREADS 32
