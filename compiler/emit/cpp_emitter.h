@@ -13,8 +13,8 @@
 namespace tilejit {
 
 // Bumped whenever emitted code or its metadata changes for the same input; part of every
-// cache key (13: a shuffled cache's paged_rows gets its fixed block size, not axis 1).
-inline constexpr const char* kEmitterVersion = "tj-emit-13";
+// cache key (14: N-D tj.range in any layout; the scratch counts a dot's staged operands).
+inline constexpr const char* kEmitterVersion = "tj-emit-14";
 
 struct EmittedKernel {
   std::string source;       // the translation unit
