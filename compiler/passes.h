@@ -1,6 +1,7 @@
 // Passes of the tilejit compiler, registered for tj-opt and used by the specializer.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -9,6 +10,7 @@
 #include "mlir/Pass/Pass.h"
 
 namespace mlir::tj {
+class ClusterMergeStoreOp;
 class DotOp;
 }
 
@@ -46,6 +48,15 @@ constexpr int64_t kDefaultSharedBytes = 48 * 1024;
 // row layout (rows of an even number of 16-byte pieces padded to a stride of 2 mod 4 pieces,
 // others unpadded), rounded up to a 128-byte line.
 int64_t placedBufferBytes(mlir::RankedTensorType tile, int64_t slots);
+
+// Bytes of each placed buffer of a kernel, by buffer id (the dynamic shared memory the
+// emitter lays them out in, in id order).
+std::map<int64_t, int64_t> placedBufferSizes(mlir::Operation* kernel);
+
+// Whether tj.cluster_merge_store stages its partial in the kernel's dynamic shared memory
+// (over the placed buffers, dead by then: it is the kernel's last use of shared memory)
+// instead of the library's scratch, which then need not hold it.
+bool clusterMergeStagesInPlacedBuffers(mlir::tj::ClusterMergeStoreOp merge);
 
 // The device library's scratch buffer for a kernel (TJ_SMEM_BYTES): the largest tile in f32,
 // a power of two in [2 KiB, 32 KiB] (and room for a dot's padded result band), so a kernel of

@@ -56,14 +56,7 @@ class BodyEmitter {
   void findSharedTiles() {
     shared_ = placedTileValues(kernel_);
     transposed_ = placedTileValues(kernel_, /*transposedOnly=*/true);
-    std::map<int64_t, int64_t> bufferBytes;
-    kernel_.walk([&](Operation* op) {
-      auto buffer = op->getAttrOfType<IntegerAttr>("shared_buffer");
-      auto slots = op->getAttrOfType<IntegerAttr>("shared_slots");
-      if (!buffer || !slots) return;
-      bufferBytes[buffer.getInt()] = placedBufferBytes(placedTileShape(op), slots.getInt());
-    });
-    for (auto [buffer, bytes] : bufferBytes) {
+    for (auto [buffer, bytes] : placedBufferSizes(kernel_)) {
       bufferOffsets_[buffer] = dynamicSharedBytes_;
       dynamicSharedBytes_ += bytes;
     }
@@ -580,8 +573,12 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
     return absl::OkStatus();
   }
   if (auto merge = dyn_cast<tj::ClusterMergeStoreOp>(op)) {
-    // emitKernel checked that the kernel runs in clusters (TJ_CLUSTER_PROGRAMS) on this target.
-    line(indent, absl::StrCat("tj::cluster_merge_store<TJ_CLUSTER_PROGRAMS>(", use(merge.getView()),
+    // emitKernel checked that the kernel runs in clusters (TJ_CLUSTER_PROGRAMS) on this target;
+    // libraryScratchBytes left the partial out of the scratch where it stages in the placed
+    // buffers.
+    const char* stage = clusterMergeStagesInPlacedBuffers(merge) ? "true" : "false";
+    line(indent, absl::StrCat("tj::cluster_merge_store<TJ_CLUSTER_PROGRAMS, ", stage, ">(",
+                              use(merge.getView()),
                               ", ", indexList(merge.getOffsets()), ", ",
                               limitList(merge.getView(), merge.getLimits(),
                                         merge.getView().getType().getRank()),

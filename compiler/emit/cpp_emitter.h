@@ -13,8 +13,9 @@
 namespace tilejit {
 
 // Bumped whenever emitted code or its metadata changes for the same input; part of every
-// cache key (14: N-D tj.range in any layout; the scratch counts a dot's staged operands).
-inline constexpr const char* kEmitterVersion = "tj-emit-14";
+// cache key (15: a cluster merge stages its partial over the placed tiles, not in the
+// scratch).
+inline constexpr const char* kEmitterVersion = "tj-emit-15";
 
 struct EmittedKernel {
   std::string source;       // the translation unit

@@ -270,6 +270,24 @@ RankedTensorType placedTileShape(Operation* load) {
                                tile.getEncoding());
 }
 
+std::map<int64_t, int64_t> placedBufferSizes(Operation* kernel) {
+  std::map<int64_t, int64_t> sizes;
+  kernel->walk([&](Operation* op) {
+    auto buffer = op->getAttrOfType<IntegerAttr>("shared_buffer");
+    auto slots = op->getAttrOfType<IntegerAttr>("shared_slots");
+    if (buffer && slots) sizes[buffer.getInt()] = placedBufferBytes(placedTileShape(op), slots.getInt());
+  });
+  return sizes;
+}
+
+bool clusterMergeStagesInPlacedBuffers(tj::ClusterMergeStoreOp merge) {
+  auto partial = cast<RankedTensorType>(merge.getPartial().getType());
+  if (!partial.hasStaticShape()) return false;
+  int64_t placed = 0;
+  for (auto [buffer, bytes] : placedBufferSizes(merge->getParentOfType<tj::KernelOp>())) placed += bytes;
+  return partial.getNumElements() * 4 <= placed;
+}
+
 llvm::DenseSet<Value> placedTileValues(Operation* root, bool transposedOnly) {
   llvm::DenseSet<Value> placed;
   root->walk([&](Operation* op) {
@@ -360,9 +378,11 @@ int64_t libraryScratchBytes(Operation* kernel) {
           tensor && tensor.hasStaticShape() && !placed.contains(result) &&
           tj::getTileLayout(tensor) == tj::TileLayout::kBlocked)
         largestTile = std::max(largestTile, tensor.getNumElements());
-    // A cluster merge stages its whole partial, whatever its layout, for the cluster to read.
+    // A cluster merge stages its whole partial, whatever its layout, for the cluster to read:
+    // over the placed buffers where they hold it, else here.
     if (auto merge = dyn_cast<tj::ClusterMergeStoreOp>(op))
-      if (auto partial = cast<RankedTensorType>(merge.getPartial().getType()); partial.hasStaticShape())
+      if (auto partial = cast<RankedTensorType>(merge.getPartial().getType());
+          partial.hasStaticShape() && !clusterMergeStagesInPlacedBuffers(merge))
         largestTile = std::max(largestTile, partial.getNumElements());
     auto dot = dyn_cast<tj::DotOp>(op);
     if (!dot) return;

@@ -1,15 +1,17 @@
 // The paged-decode kernel with cluster_size 8 on sm_90: the kernel is declared in clusters of
 // 8 programs along z, the merge goes through tj::cluster_merge_store (its partial and LSEs in
-// the dot's own register layouts, no conversion), the scratch holds the whole [16, 128] f32
-// partial, and no partial is written to global memory. Targets without clusters refuse it.
+// the dot's own register layouts, no conversion), the [16, 128] f32 partial is staged over the
+// placed K/V tiles (36 KB), so the scratch keeps the size of the kernel without clusters
+// (2 KB, the dot's staging), and no partial is written to global memory. Targets without
+// clusters refuse it.
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p q_rows=16 -p block_n=32 -p partition_size=64 -p num_warps=4 -p cluster_size=8 --emit cpp --no-cache | FileCheck %s
-// CHECK: #define TJ_SMEM_BYTES 8192
+// CHECK: #define TJ_SMEM_BYTES 2048
 // CHECK: #define TJ_CLUSTER_PROGRAMS 8
 // CHECK-NOT: tj::store({{.*}}args.partial_out
 // CHECK: const tj::MmaTile<float, 16, 128> normalized =
 // CHECK: const tj::MmaRows<float, 16> lse =
 // CHECK-NOT: convert_layout
-// CHECK: tj::cluster_merge_store<TJ_CLUSTER_PROGRAMS>(args.output, {{.*}}, normalized, lse, used_here);
+// CHECK: tj::cluster_merge_store<TJ_CLUSTER_PROGRAMS, true>(args.output, {{.*}}, normalized, lse, used_here);
 // CHECK-NOT: tj::store({{.*}}args.partial_out
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p q_rows=16 -p block_n=32 -p partition_size=64 -p num_warps=4 --emit cpp --no-cache | FileCheck %s --check-prefix=PLAIN
 // PLAIN-NOT: TJ_CLUSTER_PROGRAMS

@@ -49,7 +49,10 @@ __device__ __forceinline__ float clusterLoad(unsigned address) {
 // view's last two axes at `offset`, skipping elements past `limit`. Every program of the
 // cluster must call it (it holds two cluster barriers), once, as its last use of shared memory
 // - and no program may exit before, or others would read shared memory that is gone.
-template <int C, typename T, int R, typename X, typename Rows>
+// StageInPlaced: the partial is staged at the start of the kernel's dynamic shared memory,
+// over the placed tiles (the emitter checked that they hold it), instead of the scratch, so
+// the scratch need not be sized for it: a cluster kernel keeps the occupancy of one without.
+template <int C, bool StageInPlaced, typename T, int R, typename X, typename Rows>
 __device__ __forceinline__ void cluster_merge_store(const View<T, R>& view, const Index<R>& offset,
                                                     const Index<R>& limit, const X& partial,
                                                     const Rows& lse, int64_t count) {
@@ -59,12 +62,16 @@ __device__ __forceinline__ void cluster_merge_store(const View<T, R>& view, cons
                 "cluster_merge_store: f32 partials and LSEs");
   constexpr int M = X::dim(0), N = X::dim(1);
   static_assert(Rows::kSize == M, "cluster_merge_store: one LSE per row of the partial");
-  static_assert(int64_t(M) * N * 4 <= TJ_SMEM_BYTES, "cluster_merge_store: partial larger than TJ_SMEM_BYTES");
-  float* stage = reinterpret_cast<float*>(detail::scratch());
+  static_assert(StageInPlaced || int64_t(M) * N * 4 <= TJ_SMEM_BYTES,
+                "cluster_merge_store: partial larger than TJ_SMEM_BYTES");
+  float* stage = reinterpret_cast<float*>(StageInPlaced ? detail::dynamicShared() : detail::scratch());
   __shared__ float lseStage[M];
   using E = detail::Elements<X>;
   using ER = detail::Elements<Rows>;
-  __syncthreads();  // the scratch protocol: an earlier user may still be reading it
+  // Over the placed tiles: copies still landing there (a prefetch past the last tile fills
+  // its slot with zeros) complete first.
+  if (StageInPlaced) asm volatile("cp.async.wait_all;" ::: "memory");
+  __syncthreads();  // an earlier reader of the scratch or of the placed tiles may still be at it
 #pragma unroll
   for (int i = 0; i < X::L::kRegs; ++i)
     if (E::owns(i)) stage[E::linear(i)] = partial.v[i];

@@ -1,0 +1,92 @@
+"""Where a decode cell's time goes besides streaming K/V: the op (tilejit.PagedDecode with
+the table's tiling for the cell's grid) timed at the cell's grid (num_seqs, kv heads,
+max_model_len fixed) with every sequence cut to LENS tokens. The time at 1 token is the
+grid's fixed cost (launch, first loads, merge, stores; the programs past the first
+partition exit at once); a line fitted through the longer lengths gives the streaming rate
+and its intercept, the cost a full-length run pays beyond streaming. Beside them: an empty
+event pair and one tiny kernel, timed the same way (bench/peers/common.py: L2 flushed,
+a 200 us pad before each start event, median).
+
+    CELLS=32/8:16:4096,64/8:16:4096 LENS=1,64,512,1024,2048,3072,4096 \\
+    PYTHONPATH=python:bench/peers OUT=... python3 bench/decode_fixed_cost.py
+TUNING='{"partition_size": 1024}' passes tiling parameters to the op (default: the table's).
+"""
+import json
+import math
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
+from common import bench  # noqa: E402
+from decode_data import decode_inputs  # noqa: E402
+
+import tilejit  # noqa: E402
+
+D, BS = 128, 16
+OUT = os.environ.get("OUT", "/tmp/out")
+CELLS = os.environ.get("CELLS", "32/8:16:4096,64/8:16:4096")
+LENS = [int(n) for n in os.environ.get("LENS", "1,64,512,1024,2048,3072,4096").split(",")]
+TUNING = json.loads(os.environ.get("TUNING", "{}"))
+
+
+def fit(points):
+    """Least-squares line through (tokens, us): (us per token, intercept us)."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    slope = sum((x - mx) * (y - my) for x, y in points) / sxx
+    return slope, my - slope * mx
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    log = open(os.path.join(OUT, "fixed_cost.jsonl"), "a")
+    tiny = torch.zeros(1, device="cuda")
+    for name, fn in (("empty_event_pair", lambda: None), ("one_tiny_kernel", tiny.zero_)):
+        r = bench(fn)
+        rec = {"item": name, "us": r["median_ms"] * 1e3}
+        print(json.dumps(rec), flush=True)
+        log.write(json.dumps(rec) + "\n")
+    jit = tilejit.Jit()
+    for cell in CELLS.split(","):
+        heads, b, ctx = cell.split(":")
+        hq, hkv = (int(h) for h in heads.split("/"))
+        b, ctx = int(b), int(ctx)
+        data = decode_inputs(b, ctx, hq, hkv, D, BS)
+        op = tilejit.PagedDecode(jit, head_size=D, gqa_ratio=hq // hkv, block_size=BS, num_seqs=b,
+                                 num_kv_heads=hkv, max_model_len=ctx, **TUNING)
+        parts = op.max_partitions(ctx)
+        out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
+        p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
+        p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")
+        points = []
+        for length in LENS:
+            lens = torch.full((b,), length, dtype=torch.int32, device="cuda")
+            args = op.make_args(out, data.q, data.k_cache, data.v_cache, data.table, lens, p_out,
+                                p_lse, 1 / math.sqrt(D))
+            r = bench(lambda: op.run_args(args))
+            us = r["median_ms"] * 1e3
+            kv_bytes = b * length * hkv * D * 2 * 2
+            rec = {"cell": cell, "tuning": TUNING, "partition": op.partition_size, "tokens": length,
+                   "us": us, "p10_us": r["p10_ms"] * 1e3, "p90_us": r["p90_ms"] * 1e3,
+                   "TBps": kv_bytes / (us * 1e-6) / 1e12}
+            print(json.dumps(rec), flush=True)
+            log.write(json.dumps(rec) + "\n")
+            if length >= 1024:
+                points.append((length, us))
+        if len(points) >= 2:
+            slope, intercept = fit(points)
+            per_token_bytes = b * hkv * D * 2 * 2
+            rec = {"cell": cell, "tuning": TUNING, "fit_tokens": [x for x, _ in points],
+                   "intercept_us": intercept, "stream_TBps": per_token_bytes / (slope * 1e-6) / 1e12}
+            print(json.dumps(rec), flush=True)
+            log.write(json.dumps(rec) + "\n")
+        del data, p_out, p_lse
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
