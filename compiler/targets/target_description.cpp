@@ -126,6 +126,10 @@ std::vector<TargetDescription> buildTargets() {
   // 1K (23.6/24.5 against 24.1/24.4). Clusters did not help where they made more than a wave
   // of programs (128 pairs x 4 or 8 partitions: 82-92 against 71-81 us) nor at 16K (8
   // partitions of 2048 tokens: too few programs) (bench/results/2026-12-01/s12-cluster-sweep).
+  // The clusters of 4 were two waves then (the merge's staging in static shared memory left 4
+  // programs per SM: 124 clusters resident of 128); staged over the placed tiles they are one
+  // wave but still lose at 16 x 4K (p1024 n32: 71.9/72.0 against the row's 69.2/70.2 us,
+  // bench/results/2026-12-01/s14-c3).
   // At 65-128 pairs up to 1K one 1024-token partition of 128-token tiles and 8 warps (one
   // program per SM, 8 tiles in series instead of 16) beat the cluster of two 512-token
   // partitions: 22.8/22.9 against 23.6/24.9 us at 32/8 and 64/8 x 16 x 1K (1.33-1.35x the
