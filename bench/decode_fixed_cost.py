@@ -2,10 +2,11 @@
 the table's tiling for the cell's grid) timed at the cell's grid (num_seqs, kv heads,
 max_model_len fixed) with every sequence cut to LENS tokens. The time at 1 token is the
 grid's fixed cost (launch, first loads, merge, stores; the programs past the first
-partition exit at once); a line fitted through the longer lengths gives the streaming rate
-and its intercept, the cost a full-length run pays beyond streaming. Beside them: an empty
-event pair and one tiny kernel, timed the same way (bench/peers/common.py: L2 flushed,
-a 200 us pad before each start event, median).
+partition exit at once); the full length's time less its K/V bytes over the read ceiling
+(bench_decode.py measures it) is what a full-length run pays beyond streaming. (No line is fitted through the lengths:
+past each partition's start more programs join, so the time is not linear in them.) Beside
+them: an empty event pair and one tiny kernel, timed the same way (bench/peers/common.py:
+L2 flushed, a 200 us pad before each start event, median).
 
     CELLS=32/8:16:4096,64/8:16:4096 LENS=1,64,512,1024,2048,3072,4096 \\
     PYTHONPATH=python:bench/peers OUT=... python3 bench/decode_fixed_cost.py
@@ -31,19 +32,13 @@ LENS = [int(n) for n in os.environ.get("LENS", "1,64,512,1024,2048,3072,4096").s
 TUNING = json.loads(os.environ.get("TUNING", "{}"))
 
 
-def fit(points):
-    """Least-squares line through (tokens, us): (us per token, intercept us)."""
-    n = len(points)
-    mx = sum(x for x, _ in points) / n
-    my = sum(y for _, y in points) / n
-    sxx = sum((x - mx) ** 2 for x, _ in points)
-    slope = sum((x - mx) * (y - my) for x, y in points) / sxx
-    return slope, my - slope * mx
-
-
 def main():
     os.makedirs(OUT, exist_ok=True)
-    log = open(os.path.join(OUT, "fixed_cost.jsonl"), "a")
+    with open(os.path.join(OUT, "fixed_cost.jsonl"), "a") as log:
+        run(log)
+
+
+def run(log):
     tiny = torch.zeros(1, device="cuda")
     for name, fn in (("empty_event_pair", lambda: None), ("one_tiny_kernel", tiny.zero_)):
         r = bench(fn)
@@ -62,7 +57,6 @@ def main():
         out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
         p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")
-        points = []
         for length in LENS:
             lens = torch.full((b,), length, dtype=torch.int32, device="cuda")
             args = op.make_args(out, data.q, data.k_cache, data.v_cache, data.table, lens, p_out,
@@ -73,15 +67,6 @@ def main():
             rec = {"cell": cell, "tuning": TUNING, "partition": op.partition_size, "tokens": length,
                    "us": us, "p10_us": r["p10_ms"] * 1e3, "p90_us": r["p90_ms"] * 1e3,
                    "TBps": kv_bytes / (us * 1e-6) / 1e12}
-            print(json.dumps(rec), flush=True)
-            log.write(json.dumps(rec) + "\n")
-            if length >= 1024:
-                points.append((length, us))
-        if len(points) >= 2:
-            slope, intercept = fit(points)
-            per_token_bytes = b * hkv * D * 2 * 2
-            rec = {"cell": cell, "tuning": TUNING, "fit_tokens": [x for x, _ in points],
-                   "intercept_us": intercept, "stream_TBps": per_token_bytes / (slope * 1e-6) / 1e12}
             print(json.dumps(rec), flush=True)
             log.write(json.dumps(rec) + "\n")
         del data, p_out, p_lse

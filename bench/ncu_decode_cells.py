@@ -5,8 +5,8 @@
 Cells are heads:batch:context:partition_size:block_n[:prefetch_depth] (bf16, head 128,
 block 16). KV_LAYOUT=shuffled reads shuffled copies of the caches. MERGE picks how the
 partitions merge: 0 the merge kernel (default), 1 the split-K kernel's last program
-(merge_in_kernel), c a thread-block cluster of the partitions (sm_90; no merge kernel). PEER=1 also launches
-vLLM's decode_attention_fwd (4 splits; PEERS_DIR as for bench_decode.py) on the same data,
+(merge_in_kernel), c a thread-block cluster of the partitions (sm_90; no merge kernel).
+PEER=1 also launches vLLM's decode_attention_fwd (4 splits; PEERS_DIR as for bench_decode.py) on the same data,
 for `--kernel-name regex:"tj_|_fwd_"`.
 """
 import math

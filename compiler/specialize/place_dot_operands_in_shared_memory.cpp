@@ -282,9 +282,10 @@ std::map<int64_t, int64_t> placedBufferSizes(Operation* kernel) {
 
 bool clusterMergeStagesInPlacedBuffers(tj::ClusterMergeStoreOp merge) {
   auto partial = cast<RankedTensorType>(merge.getPartial().getType());
-  if (!partial.hasStaticShape()) return false;
+  auto kernel = merge->getParentOfType<tj::KernelOp>();
+  if (!kernel || !partial.hasStaticShape()) return false;
   int64_t placed = 0;
-  for (auto [buffer, bytes] : placedBufferSizes(merge->getParentOfType<tj::KernelOp>())) placed += bytes;
+  for (auto [buffer, bytes] : placedBufferSizes(kernel)) placed += bytes;
   return partial.getNumElements() * 4 <= placed;
 }
 
