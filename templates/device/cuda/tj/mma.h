@@ -320,8 +320,8 @@ __device__ __forceinline__ int elementCoordinate(int reg, int a) {
   else return a == 0 ? X::L::row(reg) : 0;
 }
 
-// Stores an mma or mma_rows tile over the view's last axes, element by element (once per
-// program, at the end of a kernel: not worth the vector paths of canonical stores). The
+// Stores an mma_rows tile over the view's last axes, element by element (once per program,
+// at the end of a kernel: not worth the vector paths of canonical stores). The
 // offsets' part of the address and each axis's range of in-bounds coordinates are worked out
 // once; an element then costs two compares per axis and its coordinates' part of the address
 // (the innermost stride is 1: the launch check requires dense rows).
@@ -368,10 +368,45 @@ __device__ __forceinline__ void storeElements(const View<T, R>& view, const Inde
   }
 }
 
+// An mma tile's store walks its fragments: per unit, one column pair and two rows of the
+// calling lane, the bounds worked out once per row and per column (storeElements' general
+// per-element form costs NVVM ~4x the IR here, ~2x in the PTX of a decode kernel's epilogue).
 template <typename T, int R, int64_t M, int64_t N>
 __device__ __forceinline__ void store(const View<T, R>& view, const Index<R>& offset, const Index<R>& limit,
                                       const MmaTile<T, M, N>& tile) {
-  storeElements(view, offset, limit, tile);
+  static_assert(R >= 2, "store: an mma tile needs a view of rank >= 2");
+  using L = MmaLayout<M, N>;
+  long long base = 0;
+  bool leadIn = true;
+#pragma unroll
+  for (int d = 0; d < R - 2; ++d) {
+    leadIn = leadIn && offset.v[d] >= 0 && offset.v[d] < limit.v[d];
+    base += offset.v[d] * view.stride[d];
+  }
+  if (!leadIn) return;
+  // Tile rows [rowsOut, rowsIn) and columns [colsOut, colsIn) are in bounds (the innermost
+  // stride is 1: the launch check requires dense rows).
+  const long long rowOffset = offset.v[R - 2], colOffset = offset.v[R - 1];
+  const long long rowLimit = limit.v[R - 2] - rowOffset, colLimit = limit.v[R - 1] - colOffset;
+  const int rowsIn = int(rowLimit < M ? rowLimit : M), colsIn = int(colLimit < N ? colLimit : N);
+  const int rowsOut = int(rowOffset < 0 ? -rowOffset : 0), colsOut = int(colOffset < 0 ? -colOffset : 0);
+  const long long rowStride = view.stride[R - 2];
+  T* const origin = view.data + base + rowOffset * rowStride + colOffset;
+  const int lane = detail::threadId() % 32;
+#pragma unroll
+  for (int u = 0; u < L::kUnits; ++u) {
+    if (!L::unitValid(u)) continue;
+    const int col = L::unitCol(u) * 8 + (lane % 4) * 2;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int row = L::unitRow(u) * 16 + lane / 4 + 8 * h;
+      if (row < rowsOut || row >= rowsIn) continue;
+      T* const at = origin + row * rowStride + col;
+#pragma unroll
+      for (int j = 0; j < 2; ++j)
+        if (col + j >= colsOut && col + j < colsIn) at[j] = tile.v[4 * u + 2 * h + j];
+    }
+  }
 }
 template <typename T, int R, int64_t... D>
 __device__ __forceinline__ void store(const View<T, R>& view, const Index<R>& offset, const Index<R>& limit,

@@ -170,7 +170,15 @@ __device__ __forceinline__ void start_next_kernel() {
 }
 
 namespace detail {
-__device__ __forceinline__ int threadId() { return int(threadIdx.x); }
+// Every kernel runs TJ_THREADS threads along x. Said to the optimizer, it bounds every lane,
+// warp and layout coordinate derived from the thread: compares it can then decide at compile
+// time (an mma tile's columns against the head size) go, with their code - 18 % of the decode
+// kernel's PTX and 22 of its 148 registers (head 128, GQA 4).
+__device__ __forceinline__ int threadId() {
+  const unsigned t = threadIdx.x;
+  __builtin_assume(t < unsigned(TJ_THREADS));
+  return int(t);
+}
 
 // The one scratch buffer of a kernel. Protocol of every user: __syncthreads(); write;
 // __syncthreads(); read. The leading barrier keeps a writer from overtaking readers of the
