@@ -19,6 +19,10 @@ __device__ __forceinline__ void ldmatrixX2(unsigned addr, unsigned& r0, unsigned
 __device__ __forceinline__ void ldmatrixX2Trans(unsigned addr, unsigned& r0, unsigned& r1) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];" : "=r"(r0), "=r"(r1) : "r"(addr));
 }
+__device__ __forceinline__ void ldmatrixX4Trans(unsigned addr, unsigned& r0, unsigned& r1, unsigned& r2, unsigned& r3) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
+}
 
 template <typename T>
 __device__ __forceinline__ void mma16816(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
@@ -209,37 +213,51 @@ __device__ __forceinline__ Acc dotMma(const AOp& a, const BOp& b, const Acc& acc
                  af[3]);
     };
     // Column unit fixed + own: `fixed` known at compile time, `own` the thread's (its warp's).
-    auto loadB = [&](int fixed, int own, int kk, unsigned& b0, unsigned& b1) {
+    // The B fragments of `steps` (1 or 2) consecutive k steps from kk: two steps are one
+    // ldmatrix.x4 (lanes 16-31 address the second step's rows), half the instructions and
+    // address arithmetic of two .x2.
+    auto loadB = [&](int fixed, int own, int kk, int steps, unsigned (&bf)[4]) {
       const int ni = fixed + own;
-      if constexpr (TransB)
-        ldmatrixX2(bBase + 2u * unsigned(bAt(ni * 8 + lane % 8, bK + kk, ((lane / 8) % 2) * 8)), b0, b1);
-      else
-        ldmatrixX2Trans(bBase + 2u * unsigned(bAt(bK + kk + lane % 8 + ((lane / 8) % 2) * 8, fixed * 8 / 16 * 16,
-                                                  fixed * 8 % 16 + own * 8)),
-                        b0, b1);
+      if constexpr (TransB) {
+        const unsigned at = bBase + 2u * unsigned(bAt(ni * 8 + lane % 8, bK + kk, (lane / 8) * 8));
+        if (steps == 2) ldmatrixX4(at, bf[0], bf[1], bf[2], bf[3]);
+        else ldmatrixX2(at, bf[0], bf[1]);
+      } else {
+        const unsigned at = bBase + 2u * unsigned(bAt(bK + kk + lane % 8 + (lane / 8) * 8, fixed * 8 / 16 * 16,
+                                                      fixed * 8 % 16 + own * 8));
+        if (steps == 2) ldmatrixX4Trans(at, bf[0], bf[1], bf[2], bf[3]);
+        else ldmatrixX2Trans(at, bf[0], bf[1]);
+      }
     };
-    for (int kk = 0; kk < kc; kk += 16) {
+    // Two k steps at a time (one left over where K / 16 is odd); each accumulator still takes
+    // its steps in order, so the sums round as one step at a time did.
+    for (int kk = 0; kk < kc; kk += 32) {
+      const int steps = kk + 16 < kc ? 2 : 1;
       if constexpr (U::kColumnSplit) {
-        // One A fragment per row unit serves all of the warp's column units.
+        // One A fragment per row unit and step serves all of the warp's column units.
 #pragma unroll
         for (int mi = 0; mi < MT; ++mi) {
-          unsigned af[4];
-          loadA(mi, kk, af);
+          unsigned af[2][4];
+          loadA(mi, kk, af[0]);
+          if (steps == 2) loadA(mi, kk + 16, af[1]);
 #pragma unroll
           for (int jn = 0; jn < NT / W; ++jn) {
-            unsigned b0, b1;
-            loadB(jn * W, warp, kk, b0, b1);
-            mma16816<T>(c[mi * (NT / W) + jn], af, b0, b1);
+            unsigned bf[4];
+            loadB(jn * W, warp, kk, steps, bf);
+            mma16816<T>(c[mi * (NT / W) + jn], af[0], bf[0], bf[1]);
+            if (steps == 2) mma16816<T>(c[mi * (NT / W) + jn], af[1], bf[2], bf[3]);
           }
         }
       } else {
 #pragma unroll
         for (int u = 0; u < kUnits; ++u) {
           if (!U::unitValid(u)) continue;
-          unsigned af[4], b0, b1;
-          loadA(U::unitRow(u), kk, af);
-          loadB(0, U::unitCol(u), kk, b0, b1);
-          mma16816<T>(c[u], af, b0, b1);
+          unsigned af[2][4], bf[4];
+          loadA(U::unitRow(u), kk, af[0]);
+          if (steps == 2) loadA(U::unitRow(u), kk + 16, af[1]);
+          loadB(0, U::unitCol(u), kk, steps, bf);
+          mma16816<T>(c[u], af[0], bf[0], bf[1]);
+          if (steps == 2) mma16816<T>(c[u], af[1], bf[2], bf[3]);
         }
       }
     }

@@ -393,18 +393,35 @@ __device__ __forceinline__ void store(const View<T, R>& view, const Index<R>& of
   const long long rowStride = view.stride[R - 2];
   T* const origin = view.data + base + rowOffset * rowStride + colOffset;
   const int lane = detail::threadId() % 32;
-#pragma unroll
-  for (int u = 0; u < L::kUnits; ++u) {
-    if (!L::unitValid(u)) continue;
+  // The pairs of unit u in row half h of the calling lane, from the row's first element.
+  auto storePairs = [&](T* rowAt, int u, int h) {
     const int col = L::unitCol(u) * 8 + (lane % 4) * 2;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-      const int row = L::unitRow(u) * 16 + lane / 4 + 8 * h;
-      if (row < rowsOut || row >= rowsIn) continue;
-      T* const at = origin + row * rowStride + col;
+    for (int j = 0; j < 2; ++j)
+      if (col + j >= colsOut && col + j < colsIn) rowAt[col + j] = tile.v[4 * u + 2 * h + j];
+  };
+  if constexpr (L::staticRows()) {
+    // A unit's row unit is known at compile time: one bounds check per row of the lane.
 #pragma unroll
-      for (int j = 0; j < 2; ++j)
-        if (col + j >= colsOut && col + j < colsIn) at[j] = tile.v[4 * u + 2 * h + j];
+    for (int mi = 0; mi < L::kRowUnits; ++mi)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = mi * 16 + lane / 4 + 8 * h;
+        if (row < rowsOut || row >= rowsIn) continue;
+        T* const rowAt = origin + row * rowStride;
+#pragma unroll
+        for (int u = 0; u < L::kUnits; ++u)
+          if (L::unitValid(u) && L::unitRow(u) == mi) storePairs(rowAt, u, h);
+      }
+  } else {
+#pragma unroll
+    for (int u = 0; u < L::kUnits; ++u) {
+      if (!L::unitValid(u)) continue;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int row = L::unitRow(u) * 16 + lane / 4 + 8 * h;
+        if (row >= rowsOut && row < rowsIn) storePairs(origin + row * rowStride, u, h);
+      }
     }
   }
 }
