@@ -284,6 +284,11 @@ __device__ __forceinline__ void store_scalar(const View<T, R>& view, const Index
 // tj.prefetch: element i of the range goes to thread i % TJ_THREADS, which asks L2 for its
 // line unless the element before it lies on the same 128-byte line (one request per line for
 // a dense row, one per element for a strided one). The clip keeps every address in the view.
+// TJ_PREFETCH_L1=1 (for measurements) asks the program's own L1 instead: its later reads of
+// the lines then skip the trip to L2.
+#ifndef TJ_PREFETCH_L1
+#define TJ_PREFETCH_L1 0
+#endif
 template <typename T, int R>
 __device__ __forceinline__ void prefetch(const View<T, R>& view, const Index<R>& idx,
                                          int64_t count) {
@@ -299,7 +304,8 @@ __device__ __forceinline__ void prefetch(const View<T, R>& view, const Index<R>&
     const T* p = view.data + a + i * step;
     const unsigned long long line = reinterpret_cast<unsigned long long>(p) >> 7;
     if (i > 0 && reinterpret_cast<unsigned long long>(p - step) >> 7 == line) continue;
-    asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
+    if constexpr (TJ_PREFETCH_L1) asm volatile("prefetch.global.L1 [%0];" ::"l"(p));
+    else asm volatile("prefetch.global.L2 [%0];" ::"l"(p));
   }
 }
 
