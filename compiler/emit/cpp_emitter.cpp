@@ -29,6 +29,13 @@ absl::Status unsupported(Operation* op, const std::string& why = "") {
                                                std::string(why)));
 }
 
+// The block size of a paged load's cache where the specialization fixed it (the library then
+// shifts and masks instead of dividing), else 0: known at run time only.
+int64_t fixedBlockSize(tj::PagedLoadOp load) {
+  tj::Extent extent = tj::getExtent(load.getCache().getType().getDims()[1]);
+  return extent.isConstant() ? extent.value : 0;
+}
+
 // Writes the body of one kernel. Scalars become C++ locals with operators; tiles become
 // tj::Tile values transformed by device-library calls.
 class BodyEmitter {
@@ -607,11 +614,10 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
   if (auto load = dyn_cast<tj::PagedLoadOp>(op); load && load.getSharedTransposed()) {
     // Shuffled V, copied into a [head_size, tokens] tile: its pieces are tokens of one dim
     // (their own lookups: one per group of tokens, not per row).
-    tj::Extent blockSize = tj::getExtent(load.getCache().getType().getDims()[1]);
-    if (!blockSize.isConstant())
-      return unsupported(&op, "a transposed placement needs the block size fixed");
+    const int64_t blockSize = fixedBlockSize(load);
+    if (blockSize == 0) return unsupported(&op, "a transposed placement needs the block size fixed");
     return assign(op, indent, absl::StrCat("tj::paged_load_shared_transposed<", shapeList(load.getType()),
-                                           ", ", placement(op), ", ", blockSize.value, ">(", async_,
+                                           ", ", placement(op), ", ", blockSize, ">(", async_,
                                            ", ", use(load.getCache()), ", ", use(load.getTable()), ", ",
                                            use(load.getSeq()), ", ", use(load.getStart()), ", ",
                                            use(load.getLimit()), ", ", use(load.getHead()), ")"));
@@ -622,14 +628,12 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
     std::string rows;
     if (tj::PagedLoadOp same = samePagedRows(load)) rows = pagedRows_.lookup(same.getOperation());
     if (rows.empty()) {
-      // The block size when the specialization fixed it (a shift instead of a division; a
-      // shuffled cache always has it), else the standard cache's extent 1 at run time (only
-      // in that layout is axis 1 the block size).
+      // Where the block size is not fixed, the standard cache's extent 1 at run time (only in
+      // that layout is axis 1 the block size; a shuffled cache always has it fixed).
       auto cacheType = load.getCache().getType();
-      tj::Extent extent = tj::getExtent(cacheType.getDims()[1]);
-      if (!extent.isConstant() && cacheType.isShuffled())
+      const int64_t blockSize = fixedBlockSize(load);
+      if (blockSize == 0 && cacheType.isShuffled())
         return unsupported(&op, "a shuffled cache needs the block size fixed");
-      int64_t blockSize = extent.isConstant() ? extent.value : 0;
       std::string runtimeBlockSize =
           cacheType.isShuffled() ? std::to_string(blockSize) : use(load.getCache()) + ".shape[1]";
       TJ_ASSIGN_OR_RETURN(std::string element, cppType(load.getType().getElementType()));
