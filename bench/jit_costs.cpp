@@ -1,6 +1,9 @@
 // JIT and launch costs of the shipped templates on the best device present:
 //   tilejit_bench_jit cold   -- compile every template with an empty cache (specialize + emit +
-//                               toolchain), per template
+//                               toolchain), per template: wall time, the process's CPU time
+//                               and the host's steal time over the same span (on a shared
+//                               host the wall time swings with its neighbours; the CPU time
+//                               is the compile's own work)
 //   tilejit_bench_jit warm   -- one fresh process: create the JIT and load every template from
 //                               the disk cache (run it several times: the first process
 //                               compiles the default parameters, the later ones hit);
@@ -14,6 +17,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <ctime>
+#include <sys/resource.h>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,6 +36,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+// CPU seconds used by this process (all threads: nvrtc may run some of its own) and by the
+// children it waited for (the host backend's C++ compiler).
+double processCpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  rusage children{};
+  getrusage(RUSAGE_CHILDREN, &children);
+  auto seconds = [](const timeval& v) { return double(v.tv_sec) + 1e-6 * double(v.tv_usec); };
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec) + seconds(children.ru_utime) +
+         seconds(children.ru_stime);
+}
+
+// Seconds the hypervisor gave this machine's CPUs to others, summed over CPUs (/proc/stat,
+// field 8 of the `cpu` line, in USER_HZ = 100 ticks per second); -1 where unreadable.
+double hostStealSeconds() {
+  std::ifstream stat("/proc/stat");
+  std::string cpu;
+  long long fields[8] = {};
+  if (!(stat >> cpu) || cpu != "cpu") return -1;
+  for (long long& f : fields)
+    if (!(stat >> f)) return -1;
+  return double(fields[7]) / 100.0;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -65,17 +95,21 @@ int cold(Device& device) {
     if (!jit.ok()) return die(jit.status());
     auto spec = KernelSpec::shipped(c.name, device.target(), c.params);
     if (!spec.ok()) return die(spec.status());
+    const double cpuStart = processCpuSeconds(), stealStart = hostStealSeconds();
     auto start = Clock::now();
     CompiledKernel info;
     auto loaded = (*jit)->load(device, *spec, &info);
+    const double wall = since(start), cpu = processCpuSeconds() - cpuStart;
+    const double steal = stealStart < 0 ? -1 : hostStealSeconds() - stealStart;
     if (!loaded.ok()) {
       std::printf("{\"mode\":\"cold\",\"template\":\"%s\",\"error\":\"%s\"}\n", c.label.c_str(),
                   std::string(loaded.status().message()).substr(0, 200).c_str());
       continue;
     }
     std::printf("{\"mode\":\"cold\",\"template\":\"%s\",\"target\":\"%s\",\"total_s\":%.4f,"
-                "\"specialize_emit_s\":%.4f,\"toolchain_s\":%.4f,\"registers\":%lld}\n",
-                c.label.c_str(), device.target().c_str(), since(start), info.specializeSeconds,
+                "\"cpu_s\":%.4f,\"host_steal_s\":%.2f,\"specialize_emit_s\":%.4f,\"toolchain_s\":%.4f,"
+                "\"registers\":%lld}\n",
+                c.label.c_str(), device.target().c_str(), wall, cpu, steal, info.specializeSeconds,
                 info.toolchainSeconds, (long long)info.metadata.resources.registers);
   }
   return 0;
