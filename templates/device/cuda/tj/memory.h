@@ -271,7 +271,9 @@ __device__ __forceinline__ long long elementOffset(const View<T, R>& view, const
 template <typename T, int R>
 __device__ __forceinline__ T load_scalar(const View<T, R>& view, const Index<R>& idx) {
   const long long a = detail::elementOffset(view, idx);
-  return view.data[a];
+  const T value = view.data[a];
+  trace::mark(trace::kFirstScalar, unsigned(value));
+  return value;
 }
 
 template <typename T, int R>

@@ -259,6 +259,7 @@ __device__ __forceinline__ MmaRows<T, M> reduceRows(const MmaTile<T, M, N>& x, R
 template <int A, typename T, int64_t M, int64_t N>
 __device__ __forceinline__ MmaRows<T, M> reduce_sum(const MmaTile<T, M, N>& x, RowExchange& exchange) {
   static_assert(A == 1, "an mma tile reduces along its rows (axis 1)");
+  trace::mark(trace::kEpilogue);
   return detail::reduceRows<detail::SumOp>(x, exchange);
 }
 template <int A, typename T, int64_t M, int64_t N>

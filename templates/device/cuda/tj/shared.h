@@ -122,6 +122,7 @@ struct AsyncCopies {
     }
     __syncthreads();
     readsPending = 0;
+    trace::markWait();
   }
   __device__ __forceinline__ void markRead(int buffer) { readsPending |= 1u << buffer; }
   // Before a copy overwrites a slot of `buffer`: no thread may still be reading the buffer
@@ -270,6 +271,7 @@ __device__ __forceinline__ PagedRows<T, BN, D> paged_rows(const View<TI, 2>& tab
     rows.slot[m] = tIn % bs;
     rows.bytes[m] = in ? 16 : 0;
   }
+  trace::mark(trace::kFirstLookup, rows.block[0]);
   return rows;
 }
 

@@ -27,6 +27,8 @@ typedef unsigned char uint8_t;
 #include <stdint.h>
 #endif
 
+#include "tj/trace.h"
+
 namespace tj {
 
 // ---- minimal type traits (no <type_traits> under nvrtc) --------------------------------
@@ -201,10 +203,21 @@ __device__ __forceinline__ unsigned char* scratch() {
 #define TJ_CLUSTER_DIMS
 #endif
 #if defined(TJ_MIN_BLOCKS) && TJ_MIN_BLOCKS > 0
-#define TJ_KERNEL_ENTRY(name, Args)                                                         \
-  extern "C" __global__ void TJ_CLUSTER_DIMS __launch_bounds__(TJ_THREADS, TJ_MIN_BLOCKS) \
-      name(const Args args)
+#define TJ_LAUNCH_BOUNDS __launch_bounds__(TJ_THREADS, TJ_MIN_BLOCKS)
+#else
+#define TJ_LAUNCH_BOUNDS __launch_bounds__(TJ_THREADS)
+#endif
+#if TJ_TRACE
+// The body becomes an inlined function between the trace's first and last points.
+#define TJ_KERNEL_ENTRY(name, Args)                                                           \
+  __device__ __forceinline__ void name##_traced(const Args& args);                            \
+  extern "C" __global__ void TJ_CLUSTER_DIMS TJ_LAUNCH_BOUNDS name(const Args args) {          \
+    tj::trace::begin();                                                                       \
+    name##_traced(args);                                                                      \
+    tj::trace::end(#name);                                                                    \
+  }                                                                                           \
+  __device__ __forceinline__ void name##_traced(const Args& args)
 #else
 #define TJ_KERNEL_ENTRY(name, Args) \
-  extern "C" __global__ void TJ_CLUSTER_DIMS __launch_bounds__(TJ_THREADS) name(const Args args)
+  extern "C" __global__ void TJ_CLUSTER_DIMS TJ_LAUNCH_BOUNDS name(const Args args)
 #endif

@@ -1,0 +1,127 @@
+"""Where the time of one decode launch goes inside the GPU: the op (tilejit.PagedDecode with the
+table's tiling) compiled with the device library's trace switch (-DTJ_TRACE=1,
+templates/device/cuda/tj/trace.h), run as bench_decode.py times it (L2 flushed, a 200 us pad
+of GPU work queued before the start event), once per run. Every program's thread 0 reports
+%globaltimer at its entry, when the sequence length arrived, its first block-table entry,
+its first two copied tiles, the epilogue and its exit; this script prints per run the event
+time, the kernel's span on the GPU (first entry to last exit), the spread of the programs'
+entries and exits, and the medians of each point after entry.
+
+    CELLS=32/8:16:4096 LENS=1,4096 RUNS=5 PYTHONPATH=python:bench/peers \\
+    TILEJIT_CACHE_DIR=$(mktemp -d) OUT=... python3 bench/decode_timeline.py
+
+The trace costs a little (a shared-memory test per wait, a printf after the exit point): the
+event times here run above bench_decode.py's. Raw lines go to $OUT/timeline_raw.txt, summaries
+to $OUT/timeline.jsonl.
+"""
+import ctypes
+import json
+import math
+import os
+import statistics
+import sys
+import tempfile
+
+os.environ["TILEJIT_NVRTC_OPTIONS"] = (os.environ.get("TILEJIT_NVRTC_OPTIONS", "") + " -DTJ_TRACE=1").strip()
+
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
+from common import flush_l2, gpu_pad  # noqa: E402
+from decode_data import decode_inputs  # noqa: E402
+
+import tilejit  # noqa: E402
+
+D, BS = 128, 16
+OUT = os.environ.get("OUT", "/tmp/out")
+CELLS = os.environ.get("CELLS", "32/8:16:4096")
+LENS = [int(n) for n in os.environ.get("LENS", "1,4096").split(",")]
+RUNS = int(os.environ.get("RUNS", "5"))
+TUNING = json.loads(os.environ.get("TUNING", "{}"))
+POINTS = ["scalar", "lookup", "wait1", "wait2", "epilogue"]
+LIBC = ctypes.CDLL(None)
+
+
+def traced_launch(fn):
+    """Event time (us) of fn() and the trace lines its kernels printed."""
+    flush_l2()
+    gpu_pad(200)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    sys.stdout.flush()
+    LIBC.fflush(None)
+    saved = os.dup(1)
+    with tempfile.TemporaryFile() as captured:
+        os.dup2(captured.fileno(), 1)  # the runtime prints the device's lines on stdout
+        try:
+            start.record()
+            fn()
+            end.record()
+            torch.cuda.synchronize()
+            LIBC.fflush(None)
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
+        captured.seek(0)
+        lines = [l for l in captured.read().decode(errors="replace").splitlines() if l.startswith("tj-trace ")]
+    return start.elapsed_time(end) * 1e3, lines
+
+
+def summary(lines):
+    """Span and medians (us) of one launch's lines, per kernel."""
+    kernels = {}
+    for line in lines:
+        # tj-trace kernel x y z smid entry scalar lookup wait1 wait2 epilogue exit
+        f = line.split()
+        kernels.setdefault(f[1], []).append((int(f[6]), [int(x) for x in f[7:12]], int(f[12])))
+    out = {}
+    for name, rows in kernels.items():
+        entries = [r[0] for r in rows]
+        exits = [r[2] for r in rows]
+        first = min(entries)
+        rec = {"programs": len(rows), "span_us": (max(exits) - first) / 1e3,
+               "entry_spread_us": (max(entries) - first) / 1e3,
+               "exit_first_us": (min(exits) - first) / 1e3,
+               "exit_median_us": (statistics.median(exits) - first) / 1e3}
+        for i, point in enumerate(POINTS):
+            after = [r[1][i] for r in rows if r[1][i] > 0]  # ns after the program's entry
+            if after:
+                rec[point + "_median_us"] = statistics.median(after) / 1e3
+                rec[point + "_max_us"] = max(after) / 1e3
+        out[name] = rec
+    return out
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    jit = tilejit.Jit()
+    raw = open(os.path.join(OUT, "timeline_raw.txt"), "a")
+    log = open(os.path.join(OUT, "timeline.jsonl"), "a")
+    for cell in CELLS.split(","):
+        heads, b, ctx = cell.split(":")
+        hq, hkv = (int(h) for h in heads.split("/"))
+        b, ctx = int(b), int(ctx)
+        data = decode_inputs(b, ctx, hq, hkv, D, BS)
+        op = tilejit.PagedDecode(jit, head_size=D, gqa_ratio=hq // hkv, block_size=BS, num_seqs=b,
+                                 num_kv_heads=hkv, max_model_len=ctx, **TUNING)
+        parts = op.max_partitions(ctx)
+        out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
+        p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
+        p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")
+        for length in LENS:
+            lens = torch.full((b,), length, dtype=torch.int32, device="cuda")
+            args = op.make_args(out, data.q, data.k_cache, data.v_cache, data.table, lens, p_out,
+                                p_lse, 1 / math.sqrt(D))
+            traced_launch(lambda: op.run_args(args))  # compiles; its lines are not kept
+            for run in range(RUNS):
+                us, lines = traced_launch(lambda: op.run_args(args))
+                raw.write(f"# {cell} tokens {length} run {run} event {us:.2f} us\n" + "\n".join(lines) + "\n")
+                rec = {"cell": cell, "tuning": TUNING, "partition": op.partition_size, "tokens": length,
+                       "run": run, "event_us": us, "kernels": summary(lines)}
+                print(json.dumps(rec), flush=True)
+                log.write(json.dumps(rec) + "\n")
+        del data, p_out, p_lse
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
