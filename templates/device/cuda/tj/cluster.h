@@ -33,11 +33,9 @@ __device__ __forceinline__ unsigned clusterAddress(const void* local, unsigned r
   return remote;
 }
 
-// Volatile, so it stays between the cluster barriers (volatile asm keeps its order), but with
-// no memory clobber: the loads of a merge batch may all be in flight at once.
 __device__ __forceinline__ float clusterLoad(unsigned address) {
   float value;
-  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(value) : "r"(address));
+  asm volatile("ld.shared::cluster.f32 %0, [%1];" : "=f"(value) : "r"(address) : "memory");
   return value;
 }
 
@@ -95,50 +93,27 @@ __device__ __forceinline__ void cluster_merge_store(const View<T, R>& view, cons
   }
   const int ranks = count < 0 ? 0 : count > C ? C : int(count);
   const float ninf = bitsToFloat(0xff800000u);
-  // A thread's elements e = thread + i * TJ_THREADS, in batches of kBatch: every remote load of
-  // a batch (C LSEs and C partials per element) is issued before any is used, so the batch pays
-  // one DSMEM latency, not two per element (one element at a time, the merge was ~2 us of a
-  // 16 x 4K decode's tail: bench/results/2026-12-02, s16 timeline). A batch holds at most ~32
-  // loaded values.
-  constexpr int kElements = M * kColumns;
-  constexpr int kPerThread = (kElements + TJ_THREADS - 1) / TJ_THREADS;
-  constexpr int kBatchWanted = 16 / C > 0 ? 16 / C : 1;
-  constexpr int kBatch = kBatchWanted < kPerThread ? kBatchWanted : kPerThread;
-  for (int i0 = 0; leadIn && i0 < kPerThread; i0 += kBatch) {
-    float lses[kBatch][C], values[kBatch][C];
+  for (int e = detail::threadId(); leadIn && e < M * kColumns; e += TJ_THREADS) {
+    const int row = e / kColumns, column = first + e % kColumns;
+    const long long r = rowOffset + row, c = columnOffset + column;
+    if (column >= N || r < 0 || r >= limit.v[R - 2] || c < 0 || c >= limit.v[R - 1]) continue;
+    float lses[C];
+    float top = ninf;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
-      const int e = detail::threadId() + (i0 + b) * TJ_THREADS;
-      const int row = e / kColumns, column = first + e % kColumns;
-      const bool held = e < kElements && column < N;  // in the staged tile
-#pragma unroll
-      for (int p = 0; p < C; ++p) {
-        const bool merged = held && p < ranks;
-        lses[b][p] = merged ? detail::clusterLoad(detail::clusterAddress(&lseStage[row], p)) : ninf;
-        values[b][p] = merged ? detail::clusterLoad(detail::clusterAddress(&stage[row * N + column], p)) : 0.f;
-      }
+    for (int p = 0; p < C; ++p) {
+      lses[p] = p < ranks ? detail::clusterLoad(detail::clusterAddress(&lseStage[row], p)) : ninf;
+      top = lses[p] > top ? lses[p] : top;
     }
+    float sum = 0.f, merged = 0.f;
 #pragma unroll
-    for (int b = 0; b < kBatch; ++b) {
-      const int e = detail::threadId() + (i0 + b) * TJ_THREADS;
-      const int row = e / kColumns, column = first + e % kColumns;
-      const long long r = rowOffset + row, c = columnOffset + column;
-      if (e >= kElements || column >= N || r < 0 || r >= limit.v[R - 2] || c < 0 || c >= limit.v[R - 1])
-        continue;
-      float top = ninf;
-#pragma unroll
-      for (int p = 0; p < C; ++p) top = lses[b][p] > top ? lses[b][p] : top;
-      float sum = 0.f, merged = 0.f;
-#pragma unroll
-      for (int p = 0; p < C; ++p) {
-        if (lses[b][p] == ninf) continue;  // no token in that partition (and top is finite)
-        const float weight = detail::expImpl(lses[b][p] - top);
-        sum += weight;
-        merged += weight * values[b][p];
-      }
-      view.data[base + row * view.stride[R - 2] + column * view.stride[R - 1]] =
-          cast<T>(sum > 0.f ? merged / sum : 0.f);
+    for (int p = 0; p < C; ++p) {
+      if (lses[p] == ninf) continue;  // no token in that partition (and top is finite)
+      const float weight = detail::expImpl(lses[p] - top);
+      sum += weight;
+      merged += weight * detail::clusterLoad(detail::clusterAddress(&stage[row * N + column], p));
     }
+    view.data[base + row * view.stride[R - 2] + column * view.stride[R - 1]] =
+        cast<T>(sum > 0.f ? merged / sum : 0.f);
   }
   // Our shared memory stays until every program has read it.
   detail::clusterBarrier();
