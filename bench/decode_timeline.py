@@ -3,7 +3,7 @@ table's tiling) compiled with the device library's trace switch (-DTJ_TRACE=1,
 templates/device/cuda/tj/trace.h), run as bench_decode.py times it (L2 flushed, a 200 us pad
 of GPU work queued before the start event), once per run. Every program's thread 0 reports
 %globaltimer at its entry, when the sequence length arrived, its first block-table entry,
-its first two copied tiles, the epilogue and its exit; this script prints per run the event
+its first two copied tiles, the epilogue, the steps of a cluster merge and its exit; this script prints per run the event
 time, the kernel's span on the GPU (first entry to last exit), the spread of the programs'
 entries and exits, and the medians of each point after entry.
 
@@ -38,7 +38,7 @@ CELLS = os.environ.get("CELLS", "32/8:16:4096")
 LENS = [int(n) for n in os.environ.get("LENS", "1,4096").split(",")]
 RUNS = int(os.environ.get("RUNS", "5"))
 TUNING = json.loads(os.environ.get("TUNING", "{}"))
-POINTS = ["scalar", "lookup", "wait1", "wait2", "epilogue"]
+POINTS = ["scalar", "lookup", "wait1", "wait2", "epilogue", "merge_copies_done", "merge_staged", "merge_written"]
 LIBC = ctypes.CDLL(None)
 
 
@@ -70,9 +70,9 @@ def summary(lines):
     """Span and medians (us) of one launch's lines, per kernel."""
     kernels = {}
     for line in lines:
-        # tj-trace kernel x y z smid entry scalar lookup wait1 wait2 epilogue exit
+        # tj-trace kernel x y z smid entry <POINTS, ns after entry> exit
         f = line.split()
-        kernels.setdefault(f[1], []).append((int(f[6]), [int(x) for x in f[7:12]], int(f[12])))
+        kernels.setdefault(f[1], []).append((int(f[6]), [int(x) for x in f[7:-1]], int(f[-1])))
     out = {}
     for name, rows in kernels.items():
         entries = [r[0] for r in rows]

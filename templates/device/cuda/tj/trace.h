@@ -3,13 +3,16 @@
 // whole GPU) at fixed points of a kernel's life and prints them in one line at its end:
 //
 //   tj-trace <kernel> <x> <y> <z> <smid> <entry> <first scalar> <first lookup> <first wait>
-//            <second wait> <epilogue> <exit>
+//            <second wait> <epilogue> <merge: copies done> <merge: partners staged>
+//            <merge: written> <exit>
 //
 // entry and exit absolute, the others as ns after entry (0: not reached). A point that
 // follows a load reads the timer only once the loaded value is there (the value is an input
 // of the timer's asm), so "first scalar" is when a decode kernel's sequence length arrived,
 // "first lookup" its first block-table entry, the waits when the first two copied tiles were
-// in every thread's hands. bench/decode_timeline.py runs a kernel this way. Off (0), every
+// in every thread's hands; the merge points are those of tj::cluster_merge_store (after its
+// wait for the copies still landing, after its first cluster barrier, before its second).
+// bench/decode_timeline.py runs a kernel this way. Off (0), every
 // hook is empty and the emitted kernels compile as before.
 #pragma once
 
@@ -20,7 +23,19 @@
 namespace tj {
 namespace trace {
 
-enum Point { kEntry, kFirstScalar, kFirstLookup, kFirstWait, kSecondWait, kEpilogue, kExit, kPoints };
+enum Point {
+  kEntry,
+  kFirstScalar,
+  kFirstLookup,
+  kFirstWait,
+  kSecondWait,
+  kEpilogue,
+  kMergeCopiesDone,
+  kMergeStaged,
+  kMergeWritten,
+  kExit,
+  kPoints
+};
 
 #if TJ_TRACE
 extern "C" __device__ int vprintf(const char*, const char*);
@@ -63,7 +78,9 @@ __device__ __forceinline__ void end(const char* kernel) {
     unsigned long long exit;
   } line{kernel, blockIdx.x, blockIdx.y, blockIdx.z, smid, s[kEntry], {}, s[kExit]};
   for (int p = 1; p < kPoints - 1; ++p) line.d[p - 1] = s[p] ? (long long)(s[p] - s[kEntry]) : 0;
-  vprintf("tj-trace %s %u %u %u %u %llu %lld %lld %lld %lld %lld %llu\n", reinterpret_cast<const char*>(&line));
+  static_assert(kPoints == 10, "one format field per point");
+  vprintf("tj-trace %s %u %u %u %u %llu %lld %lld %lld %lld %lld %lld %lld %lld %llu\n",
+          reinterpret_cast<const char*>(&line));
 }
 #else
 __device__ __forceinline__ void mark(Point, unsigned = 0) {}
