@@ -39,6 +39,24 @@ __device__ __forceinline__ float clusterLoad(unsigned address) {
   return value;
 }
 
+// V (1, 2 or 4) floats at a cluster address aligned to V * 4 bytes.
+template <int V>
+__device__ __forceinline__ void clusterLoadVector(unsigned address, float (&values)[V]) {
+  static_assert(V == 1 || V == 2 || V == 4, "clusterLoadVector: 1, 2 or 4 floats");
+  if constexpr (V == 4)
+    asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(values[0]), "=f"(values[1]), "=f"(values[2]), "=f"(values[3])
+                 : "r"(address)
+                 : "memory");
+  else if constexpr (V == 2)
+    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];"
+                 : "=f"(values[0]), "=f"(values[1])
+                 : "r"(address)
+                 : "memory");
+  else
+    values[0] = clusterLoad(address);
+}
+
 }  // namespace detail
 
 // Merges the partial results of the cluster's programs and stores the merge: program p holds
@@ -72,6 +90,7 @@ __device__ __forceinline__ void cluster_merge_store(const View<T, R>& view, cons
   // its slot with zeros) complete first.
   if (StageInPlaced) asm volatile("cp.async.wait_all;" ::: "memory");
   __syncthreads();  // an earlier reader of the scratch or of the placed tiles may still be at it
+  trace::mark(trace::kMergeCopiesDone);
 #pragma unroll
   for (int i = 0; i < X::L::kRegs; ++i)
     if (E::owns(i)) stage[E::linear(i)] = partial.v[i];
@@ -79,6 +98,7 @@ __device__ __forceinline__ void cluster_merge_store(const View<T, R>& view, cons
   for (int i = 0; i < Rows::L::kRegs; ++i)
     if (ER::owns(i)) lseStage[ER::linear(i)] = lse.v[i];
   detail::clusterBarrier();
+  trace::mark(trace::kMergeStaged);
 
   // This rank's columns, and the rows and columns the limits let through.
   constexpr int kColumns = (N + C - 1) / C;
@@ -93,28 +113,58 @@ __device__ __forceinline__ void cluster_merge_store(const View<T, R>& view, cons
   }
   const int ranks = count < 0 ? 0 : count > C ? C : int(count);
   const float ninf = bitsToFloat(0xff800000u);
-  for (int e = detail::threadId(); leadIn && e < M * kColumns; e += TJ_THREADS) {
-    const int row = e / kColumns, column = first + e % kColumns;
+  // Each thread merges items of V consecutive columns of one row: one LSE per rank and row,
+  // one vector load per rank, one reciprocal and one store per item. (One column at a time,
+  // the merge was ~1.2 us of instruction issue at the end of a 16 x 4K decode: bench/results/
+  // 2026-12-02, s16 timeline.)
+  constexpr int V = kColumns % 4 == 0 && N % 4 == 0 ? 4 : kColumns % 2 == 0 && N % 2 == 0 ? 2 : 1;
+  constexpr int kGroups = kColumns / V;
+  unsigned stageAt[C], lseAt[C];  // each rank's staged partial and LSEs, in the cluster window
+#pragma unroll
+  for (int p = 0; p < C; ++p) {
+    stageAt[p] = detail::clusterAddress(stage, p);
+    lseAt[p] = detail::clusterAddress(lseStage, p);
+  }
+  const bool unitColumns = view.stride[R - 1] == 1;
+  for (int item = detail::threadId(); leadIn && item < M * kGroups; item += TJ_THREADS) {
+    const int row = item / kGroups, column = first + (item % kGroups) * V;
     const long long r = rowOffset + row, c = columnOffset + column;
-    if (column >= N || r < 0 || r >= limit.v[R - 2] || c < 0 || c >= limit.v[R - 1]) continue;
+    if (column >= N || r < 0 || r >= limit.v[R - 2]) continue;
     float lses[C];
     float top = ninf;
 #pragma unroll
     for (int p = 0; p < C; ++p) {
-      lses[p] = p < ranks ? detail::clusterLoad(detail::clusterAddress(&lseStage[row], p)) : ninf;
+      lses[p] = p < ranks ? detail::clusterLoad(lseAt[p] + unsigned(row) * 4u) : ninf;
       top = lses[p] > top ? lses[p] : top;
     }
-    float sum = 0.f, merged = 0.f;
+    float sum = 0.f, merged[V] = {};
 #pragma unroll
     for (int p = 0; p < C; ++p) {
       if (lses[p] == ninf) continue;  // no token in that partition (and top is finite)
       const float weight = detail::expImpl(lses[p] - top);
+      float values[V];
+      detail::clusterLoadVector<V>(stageAt[p] + unsigned(row * N + column) * 4u, values);
       sum += weight;
-      merged += weight * detail::clusterLoad(detail::clusterAddress(&stage[row * N + column], p));
+#pragma unroll
+      for (int j = 0; j < V; ++j) merged[j] += weight * values[j];
     }
-    view.data[base + row * view.stride[R - 2] + column * view.stride[R - 1]] =
-        cast<T>(sum > 0.f ? merged / sum : 0.f);
+    const float inverse = sum > 0.f ? 1.f / sum : 0.f;
+    T* out = view.data + base + row * view.stride[R - 2] + column * view.stride[R - 1];
+    T results[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) results[j] = cast<T>(merged[j] * inverse);
+    constexpr int kBytes = V * int(sizeof(T));
+    const bool whole = unitColumns && c >= 0 && c + V <= limit.v[R - 1] &&
+                       reinterpret_cast<unsigned long long>(out) % kBytes == 0;
+    if (whole) {
+      detail::storeWords<kBytes>(out, detail::pack<T, V>(results, 0));
+    } else {
+#pragma unroll
+      for (int j = 0; j < V; ++j)
+        if (c + j >= 0 && c + j < limit.v[R - 1]) out[j * view.stride[R - 1]] = results[j];
+    }
   }
+  trace::mark(trace::kMergeWritten);
   // Our shared memory stays until every program has read it.
   detail::clusterBarrier();
 }
