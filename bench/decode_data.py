@@ -1,7 +1,8 @@
 """Paged-decode inputs shared by the benchmark scripts: a bf16 K/V cache [blocks, block, kv
 heads, head] of random normals behind a shuffled block table, sequences of full length
-`ctx`, and one query token per sequence; and the merge's step and heads per program as
-PagedDecode would pick them."""
+`ctx`, and one query token per sequence; the op at a cell with every sequence cut to a
+length (cell_op); and the merge's step and heads per program as PagedDecode would pick them."""
+import math
 import types
 
 import torch
@@ -15,6 +16,31 @@ def decode_inputs(b, ctx, hq, hkv, D=128, BS=16, device="cuda"):
     lens = torch.full((b,), ctx, dtype=torch.int32, device=device)
     q = torch.randn(b, hq, D, dtype=torch.bfloat16, device=device)
     return types.SimpleNamespace(k_cache=k_cache, v_cache=v_cache, table=table, lens=lens, q=q)
+
+
+def cell_op(jit, cell, tuning, D=128, BS=16):
+    """tilejit.PagedDecode (tiling: the table's, or `tuning`) at a cell "hq/hkv:batch:ctx", with
+    its inputs and outputs; `.args(length)` are the launch's arguments with every sequence cut
+    to `length` tokens (the grid stays the cell's)."""
+    import tilejit
+
+    heads, b, ctx = cell.split(":")
+    hq, hkv = (int(h) for h in heads.split("/"))
+    b, ctx = int(b), int(ctx)
+    data = decode_inputs(b, ctx, hq, hkv, D, BS)
+    op = tilejit.PagedDecode(jit, head_size=D, gqa_ratio=hq // hkv, block_size=BS, num_seqs=b,
+                             num_kv_heads=hkv, max_model_len=ctx, **tuning)
+    parts = op.max_partitions(ctx)
+    out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
+    p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
+    p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")
+
+    def args(length):
+        lens = torch.full((b,), length, dtype=torch.int32, device="cuda")
+        return op.make_args(out, data.q, data.k_cache, data.v_cache, data.table, lens, p_out, p_lse,
+                            1 / math.sqrt(D))
+
+    return types.SimpleNamespace(hq=hq, hkv=hkv, batch=b, ctx=ctx, op=op, args=args)
 
 
 def merge_step(partitions, widest=16):

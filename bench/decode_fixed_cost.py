@@ -13,7 +13,6 @@ L2 flushed, a 200 us pad before each start event, median).
 TUNING='{"partition_size": 1024}' passes tiling parameters to the op (default: the table's).
 """
 import json
-import math
 import os
 import sys
 
@@ -21,7 +20,7 @@ import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
 from common import bench  # noqa: E402
-from decode_data import decode_inputs  # noqa: E402
+from decode_data import cell_op  # noqa: E402
 
 import tilejit  # noqa: E402
 
@@ -47,20 +46,10 @@ def run(log):
         log.write(json.dumps(rec) + "\n")
     jit = tilejit.Jit()
     for cell in CELLS.split(","):
-        heads, b, ctx = cell.split(":")
-        hq, hkv = (int(h) for h in heads.split("/"))
-        b, ctx = int(b), int(ctx)
-        data = decode_inputs(b, ctx, hq, hkv, D, BS)
-        op = tilejit.PagedDecode(jit, head_size=D, gqa_ratio=hq // hkv, block_size=BS, num_seqs=b,
-                                 num_kv_heads=hkv, max_model_len=ctx, **TUNING)
-        parts = op.max_partitions(ctx)
-        out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
-        p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
-        p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")
+        at = cell_op(jit, cell, TUNING, D, BS)
+        op, b, hkv = at.op, at.batch, at.hkv
         for length in LENS:
-            lens = torch.full((b,), length, dtype=torch.int32, device="cuda")
-            args = op.make_args(out, data.q, data.k_cache, data.v_cache, data.table, lens, p_out,
-                                p_lse, 1 / math.sqrt(D))
+            args = at.args(length)
             r = bench(lambda: op.run_args(args))
             us = r["median_ms"] * 1e3
             kv_bytes = b * length * hkv * D * 2 * 2
@@ -69,7 +58,7 @@ def run(log):
                    "TBps": kv_bytes / (us * 1e-6) / 1e12}
             print(json.dumps(rec), flush=True)
             log.write(json.dumps(rec) + "\n")
-        del data, p_out, p_lse
+        del at, op
         torch.cuda.empty_cache()
 
 

@@ -16,7 +16,6 @@ to $OUT/timeline.jsonl.
 """
 import ctypes
 import json
-import math
 import os
 import statistics
 import sys
@@ -28,7 +27,7 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
 from common import flush_l2, gpu_pad  # noqa: E402
-from decode_data import decode_inputs  # noqa: E402
+from decode_data import cell_op  # noqa: E402
 
 import tilejit  # noqa: E402
 
@@ -97,20 +96,10 @@ def main():
     raw = open(os.path.join(OUT, "timeline_raw.txt"), "a")
     log = open(os.path.join(OUT, "timeline.jsonl"), "a")
     for cell in CELLS.split(","):
-        heads, b, ctx = cell.split(":")
-        hq, hkv = (int(h) for h in heads.split("/"))
-        b, ctx = int(b), int(ctx)
-        data = decode_inputs(b, ctx, hq, hkv, D, BS)
-        op = tilejit.PagedDecode(jit, head_size=D, gqa_ratio=hq // hkv, block_size=BS, num_seqs=b,
-                                 num_kv_heads=hkv, max_model_len=ctx, **TUNING)
-        parts = op.max_partitions(ctx)
-        out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
-        p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device="cuda")
-        p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device="cuda")
+        at = cell_op(jit, cell, TUNING, D, BS)
+        op = at.op
         for length in LENS:
-            lens = torch.full((b,), length, dtype=torch.int32, device="cuda")
-            args = op.make_args(out, data.q, data.k_cache, data.v_cache, data.table, lens, p_out,
-                                p_lse, 1 / math.sqrt(D))
+            args = at.args(length)
             traced_launch(lambda: op.run_args(args))  # compiles; its lines are not kept
             for run in range(RUNS):
                 us, lines = traced_launch(lambda: op.run_args(args))
@@ -119,7 +108,7 @@ def main():
                        "run": run, "event_us": us, "kernels": summary(lines)}
                 print(json.dumps(rec), flush=True)
                 log.write(json.dumps(rec) + "\n")
-        del data, p_out, p_lse
+        del at, op
         torch.cuda.empty_cache()
 
 
