@@ -157,7 +157,7 @@ __device__ __forceinline__ void cluster_merge_store(const View<T, R>& view, cons
     const bool whole = unitColumns && c >= 0 && c + V <= limit.v[R - 1] &&
                        reinterpret_cast<unsigned long long>(out) % kBytes == 0;
     if (whole) {
-      detail::storeWords<kBytes>(out, detail::pack<T, V>(results, 0));
+      *reinterpret_cast<detail::Words<kBytes>*>(out) = detail::pack<T, V>(results, 0);
     } else {
 #pragma unroll
       for (int j = 0; j < V; ++j)

@@ -35,20 +35,6 @@ __device__ __forceinline__ Words<Bytes> loadWords(const void* p) {
   return r;
 }
 
-// The store of loadWords: one st.v4/st.v2 where the words are 16 or 8 bytes.
-template <int Bytes>
-__device__ __forceinline__ void storeWords(void* p, const Words<Bytes>& words) {
-  if constexpr (Bytes == 16) {
-    *static_cast<uint4*>(p) = uint4{words.w[0], words.w[1], words.w[2], words.w[3]};
-  } else if constexpr (Bytes == 8) {
-    *static_cast<uint2*>(p) = uint2{words.w[0], words.w[1]};
-  } else if constexpr (Bytes == 4) {
-    *static_cast<unsigned*>(p) = words.w[0];
-  } else {
-    *static_cast<unsigned short*>(p) = words.h;
-  }
-}
-
 template <typename X>
 struct IsPacked { static constexpr bool value = false; };
 template <typename T, int N>
