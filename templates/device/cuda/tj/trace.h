@@ -11,7 +11,8 @@
 // of the timer's asm), so "first scalar" is when a decode kernel's sequence length arrived,
 // "first lookup" its first block-table entry, the waits when the first two copied tiles were
 // in every thread's hands; the merge points are those of tj::cluster_merge_store (after its
-// wait for the copies still landing, after its first cluster barrier, before its second).
+// wait for the copies still landing, after its first cluster barrier, once its stores are
+// issued, before the wait of its second).
 // bench/decode_timeline.py runs a kernel this way. Off (0), every
 // hook is empty and the emitted kernels compile as before.
 #pragma once
