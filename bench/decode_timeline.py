@@ -12,7 +12,8 @@ entries and exits, and the medians of each point after entry.
 
 The trace costs a little (a shared-memory test per wait, a printf after the exit point): the
 event times here run above bench_decode.py's. Raw lines go to $OUT/timeline_raw.txt, summaries
-to $OUT/timeline.jsonl.
+to $OUT/timeline.jsonl; bench/timeline_tail.py reads the raw lines of cluster launches for
+their tail (how far apart the loops end, what shared tiles would gain, the merge).
 """
 import ctypes
 import json
