@@ -8,11 +8,7 @@ ranges over the rounds.
 import collections
 import sys
 
-from decode_goals import best_peer, read_run
-
-
-def measured(path):
-    return [r for r in read_run(path) if "hq" in r and "skipped" not in r and "error" not in r]
+from decode_goals import best_peer, measured, read_run
 
 
 def speedup(peer, t):
@@ -20,7 +16,7 @@ def speedup(peer, t):
 
 
 def main(new_path, old_path):
-    new_runs, old_runs = measured(new_path), measured(old_path)
+    new_runs, old_runs = measured(read_run(new_path)), measured(read_run(old_path))
     if len(new_runs) != len(old_runs):
         print(f"note: {len(new_runs)} new records against {len(old_runs)} old; pairing the first ones")
     ranges = collections.defaultdict(lambda: ([], [], []))

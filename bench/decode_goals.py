@@ -28,11 +28,16 @@ def read_run(path):
     return [json.loads(line) for line in open(path)]
 
 
+def measured(rows):
+    """The cell records of a run that hold times, in order (skipped and failed cells and the
+    run's other records left out)."""
+    return [r for r in rows if "hq" in r and "skipped" not in r and "error" not in r]
+
+
 def cells_of(rows):
     """The measured cells of a run by (hq, hkv, batch, ctx): bench_decode.py appends, so a cell
-    measured twice counts once, as measured last; skipped and failed cells are left out."""
-    return {(r["hq"], r["hkv"], r["batch"], r["ctx"]): r for r in rows
-            if "hq" in r and "skipped" not in r and "error" not in r}
+    measured twice counts once, as measured last."""
+    return {(r["hq"], r["hkv"], r["batch"], r["ctx"]): r for r in measured(rows)}
 
 
 def main(path):

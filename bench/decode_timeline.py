@@ -29,6 +29,7 @@ import torch  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
 from common import flush_l2, gpu_pad  # noqa: E402
 from decode_data import cell_op  # noqa: E402
+from trace_lines import POINTS, parse  # noqa: E402
 
 import tilejit  # noqa: E402
 
@@ -38,7 +39,6 @@ CELLS = os.environ.get("CELLS", "32/8:16:4096")
 LENS = [int(n) for n in os.environ.get("LENS", "1,4096").split(",")]
 RUNS = int(os.environ.get("RUNS", "5"))
 TUNING = json.loads(os.environ.get("TUNING", "{}"))
-POINTS = ["scalar", "lookup", "wait1", "wait2", "epilogue", "merge_copies_done", "merge_staged", "merge_written"]
 LIBC = ctypes.CDLL(None)
 
 
@@ -69,10 +69,8 @@ def traced_launch(fn):
 def summary(lines):
     """Span and medians (us) of one launch's lines, per kernel."""
     kernels = {}
-    for line in lines:
-        # tj-trace kernel x y z smid entry <POINTS, ns after entry> exit
-        f = line.split()
-        kernels.setdefault(f[1], []).append((int(f[6]), [int(x) for x in f[7:-1]], int(f[-1])))
+    for program in filter(None, map(parse, lines)):
+        kernels.setdefault(program["kernel"], []).append((program["entry"], program["points"], program["exit"]))
     out = {}
     for name, rows in kernels.items():
         entries = [r[0] for r in rows]

@@ -13,11 +13,11 @@ per-SM correlation between runs says whether the slow programs sit on the same S
 import argparse
 import collections
 import gzip
-import math
 import statistics
 
-# tj-trace kernel x y z smid entry <8 points, ns after entry> exit (templates/device/cuda/tj/trace.h)
-EPILOGUE = 4  # index of the loop's end among the points
+from trace_lines import POINTS, parse
+
+EPILOGUE = POINTS.index("epilogue")  # the loop's end
 
 
 def launches(path):
@@ -27,25 +27,17 @@ def launches(path):
         for line in f:
             if line.startswith("#"):
                 found.append({"header": line[1:].strip(), "programs": []})
-                continue
-            fields = line.split()
-            if not found or len(fields) < 16 or fields[0] != "tj-trace":
-                continue
-            x, y, z, sm, entry = (int(v) for v in fields[2:7])
-            points = [int(v) for v in fields[7:15]]
-            found[-1]["programs"].append({"key": (x, y, z), "sm": sm, "entry": entry, "points": points,
-                                          "exit": int(fields[15])})
+            elif found and (program := parse(line)):
+                found[-1]["programs"].append(program)
     return found
 
 
 def correlation(a, b):
     keys = [k for k in a if k in b]
-    xa, xb = [a[k] for k in keys], [b[k] for k in keys]
-    if len(keys) < 3:
+    try:
+        return statistics.correlation([a[k] for k in keys], [b[k] for k in keys])
+    except statistics.StatisticsError:  # fewer than two SMs in common, or one side constant
         return float("nan")
-    ma, mb = statistics.mean(xa), statistics.mean(xb)
-    den = math.sqrt(sum((p - ma) ** 2 for p in xa) * sum((q - mb) ** 2 for q in xb))
-    return sum((p - ma) * (q - mb) for p, q in zip(xa, xb)) / den if den else float("nan")
 
 
 def main():

@@ -19,20 +19,19 @@ __device__ __forceinline__ unsigned clusterRank() {
   return rank;
 }
 
-// Every thread of every program of the cluster arrives, then waits for all the others: what
-// each wrote to its shared memory before is visible to all of them after (release/acquire).
-__device__ __forceinline__ void clusterBarrier() {
-  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::
-                   : "memory");
-}
-
-// The two halves of clusterBarrier, for a program that has work to do between its arrival
-// and its wait.
+// The two halves of a cluster barrier, for a program that has work to do between its arrival
+// and its wait: every thread of every program of the cluster arrives, then waits for all the
+// others; what each wrote to its shared memory before arriving is visible to all of them
+// after their wait (release/acquire).
 __device__ __forceinline__ void clusterArrive() {
   asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
 }
 __device__ __forceinline__ void clusterWait() {
   asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void clusterBarrier() {
+  clusterArrive();
+  clusterWait();
 }
 
 // The shared-memory address `local` (this program's) in program `rank` of the cluster.
