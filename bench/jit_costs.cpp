@@ -1,5 +1,7 @@
 // JIT and launch costs of the shipped templates on the best device present:
-//   tilejit_bench_jit cold   -- compile every template with an empty cache (specialize + emit +
+//   tilejit_bench_jit cold [LABEL...]
+//                            -- compile every template (or the cases LABEL names, in the
+//                               order below) with an empty cache (specialize + emit +
 //                               toolchain), per template: wall time, the process's CPU time
 //                               and the host's steal time over the same span (on a shared
 //                               host the wall time swings with its neighbours; the CPU time
@@ -71,7 +73,7 @@ int die(const absl::Status& status) {
   return 1;
 }
 
-int cold(Device& device) {
+int cold(Device& device, const std::vector<std::string>& labels) {
   // Parameters no test compiles, so neither our cache nor nvrtc's own has seen the source
   // (nvrtc 12.9+ also keeps a cache in the driver's: run with CUDA_CACHE_DISABLE=1). The
   // decode twice: head 192 (GQA 6), the figure of every session so far, and the benchmark's
@@ -88,7 +90,13 @@ int cold(Device& device) {
        {{"head_size", "128"}, {"gqa_ratio", "4"}, {"block_n", "64"}, {"partition_size", "1024"}}},
       {"paged_decode_reduce", "paged_decode_reduce", {{"head_size", "192"}, {"partition_size", "1024"}}},
   };
+  for (const std::string& label : labels)
+    if (std::none_of(cases.begin(), cases.end(), [&](const Case& c) { return c.label == label; })) {
+      std::fprintf(stderr, "tilejit_bench_jit cold: no case named %s\n", label.c_str());
+      return 2;
+    }
   for (const Case& c : cases) {
+    if (!labels.empty() && std::find(labels.begin(), labels.end(), c.label) == labels.end()) continue;
     // Run with a fresh $TILEJIT_CACHE_DIR: every case misses. (`warm` loads the templates'
     // defaults: its first process compiles them, the later ones hit.)
     auto jit = JitCompiler::create();
@@ -287,7 +295,7 @@ int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   std::string why;
   std::unique_ptr<Device> device = createBestDevice(&why);
-  if (mode == "cold") return cold(*device);
+  if (mode == "cold") return cold(*device, std::vector<std::string>(argv + 2, argv + argc));
   if (mode == "warm") return warm(*device, argc > 2 && std::string(argv[2]) == "preload-nvrtc");
   if (mode == "launch") return launch(*device);
   if (mode == "hot") return hot(*device);

@@ -4,18 +4,23 @@ tilejit's options (compiler/toolchains/nvrtc_toolchain.cpp) and a device library
 your choice, so two libraries or two emitted sources compare on one machine:
 
     python3 bench/nvrtc_compile_cost.py KERNEL.cpp [--include DIR] [--ptx-only] [--label L]
+        [--option=NVRTC_OPTION ...]
 
 prints one JSON line: wall time, nvrtc's own phase times (--time: front end, NVVM, ptxas),
 PTX lines and registers. --include defaults to this tree's templates/device/cuda;
 --ptx-only compiles for compute_90 (no ptxas). Each process compiles once: nvrtc's start-up
-(~0.1e9 instructions) is in every figure alike.
+(~0.1e9 instructions) is in every figure alike. --option adds an nvrtc option, e.g.
+--option=--fdevice-time-trace=FILE (a Chrome trace of the phases; NVVM's per-function
+optimizations are its OptFunction events).
 
 Wall times of one compile swing +-25 % on shared hosts (the H200 machines included: session
 15, bench/results/2026-12-02). For a figure that does not move, count the instructions the
 compile executes (valgrind is on the build machine, not on the H200 hosts):
 
     valgrind --tool=callgrind --callgrind-out-file=/dev/null \\
-        python3 bench/nvrtc_compile_cost.py KERNEL.cpp 2>&1 | grep Collected
+        /usr/bin/python3 bench/nvrtc_compile_cost.py KERNEL.cpp 2>&1 | grep Collected
+
+(the interpreter itself, not a pyenv shim, which valgrind would measure instead)
 
 (~4 minutes per compile with ptxas, ~3 with --ptx-only.)
 """
@@ -57,6 +62,7 @@ def main():
     parser.add_argument("--include", default=os.path.join(here, "..", "templates", "device", "cuda"))
     parser.add_argument("--ptx-only", action="store_true")
     parser.add_argument("--label", default="")
+    parser.add_argument("--option", action="append", default=[])
     args = parser.parse_args()
 
     lib = load_nvrtc()
@@ -66,7 +72,7 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         times = os.path.join(scratch, "time.csv")
         options = [f"--gpu-architecture={arch}", *TILEJIT_OPTIONS,
-                   f"--include-path={os.path.abspath(args.include)}", f"--time={times}"]
+                   f"--include-path={os.path.abspath(args.include)}", f"--time={times}", *args.option]
         program = ctypes.c_void_p()
         if lib.nvrtcCreateProgram(ctypes.byref(program), source, b"kernel.cu", 0, None, None) != 0:
             raise SystemExit("nvrtc_compile_cost.py: nvrtcCreateProgram failed")

@@ -44,16 +44,13 @@ struct Layout {
   }
 };
 
-// Registers of a tile. 16-bit floats are packed two to a 32-bit word (the natural form for
-// 16-byte loads, shared-memory staging and mma operands; halves the registers).
-template <typename T, int N, bool Packed = kIsHalf<T> && N % 2 == 0>
-struct Regs {
-  T a[N];
-  __device__ __forceinline__ T& operator[](int i) { return a[i]; }
-  __device__ __forceinline__ const T& operator[](int i) const { return a[i]; }
-};
+// Registers of a tile: a plain array, or for 16-bit floats, packed two to a 32-bit word (the
+// natural form for 16-byte loads, shared-memory staging and mma operands; halves the
+// registers). A struct with accessors in place of the array cost 4.8 % of a decode kernel's
+// compile (instructions executed, bench/nvrtc_compile_cost.py): every access was a call for
+// the front end to instantiate and NVVM to inline and clean up.
 template <typename T, int N>
-struct Regs<T, N, true> {
+struct PackedRegs {
   unsigned w[N / 2];
   struct Ref {
     unsigned& word;
@@ -76,6 +73,14 @@ struct Regs<T, N, true> {
     return x;
   }
 };
+namespace detail {
+template <typename T, int N, bool Packed = kIsHalf<T> && N % 2 == 0>
+struct RegsOf { using type = T[N]; };
+template <typename T, int N>
+struct RegsOf<T, N, true> { using type = PackedRegs<T, N>; };
+}  // namespace detail
+template <typename T, int N>
+using Regs = typename detail::RegsOf<T, N>::type;
 
 template <typename T, int64_t... D>
 struct Tile {
@@ -102,32 +107,6 @@ template <typename T, int64_t... D>
 struct IsTile<Tile<T, D...>> { static constexpr bool value = true; };
 
 namespace detail {
-
-// Applies f to every register of tiles of one shape, or directly to scalars.
-template <typename F, typename X, typename... Rest>
-__device__ __forceinline__ auto mapElements(F f, const X& x, const Rest&... rest) {
-  if constexpr (IsTile<X>::value) {
-    using R = decltype(f(x.v[0], rest.v[0]...));
-    typename X::template WithElement<R> out;
-#pragma unroll
-    for (int i = 0; i < X::L::kRegs; ++i) out.v[i] = f(x.v[i], rest.v[i]...);
-    return out;
-  } else {
-    return f(x, rest...);
-  }
-}
-
-// 16-bit floats compute in float and round back, as arith on f16/bf16 does.
-template <typename T, typename F>
-__device__ __forceinline__ T viaFloat(F f, T a, T b) {
-  if constexpr (kIsHalf<T>) return cast<T>(f(toFloat(a), toFloat(b)));
-  else return f(a, b);
-}
-template <typename T, typename F>
-__device__ __forceinline__ T viaFloat1(F f, T a) {
-  if constexpr (kIsHalf<T>) return cast<T>(f(toFloat(a)));
-  else return f(a);
-}
 
 __device__ __forceinline__ float ex2(float x) {
   float y;
@@ -242,14 +221,51 @@ __device__ __forceinline__ P minnumImpl(P p, P q) {
 
 // ---- elementwise ------------------------------------------------------------------------
 
-#define TJ_BINARY(name, expr)                                                               \
-  template <typename X>                                                                    \
-  __device__ __forceinline__ X name(const X& x, const X& y) {                              \
-    return detail::mapElements(                                                            \
-        [](auto a, auto b) {                                                               \
-          return detail::viaFloat([](auto p, auto q) { return decltype(p)(expr); }, a, b); \
-        },                                                                                 \
-        x, y);                                                                             \
+// Each op is one function whose unrolled loop computes the elements in place: no lambdas, no
+// helper per element. nvrtc's front end instantiates and NVVM optimizes every function before
+// inlining it, each with its own copies of arguments and results; the generic form (a lambda
+// per op through mapElements and viaFloat: five functions per op) and then a helper per
+// element cost 4.1 % and 1.1 % of a decode kernel's compile (instructions executed, callgrind).
+// 16-bit floats compute in float and round back, as arith on f16/bf16 does. `p` and `q` are
+// the operands as computed (`auto` keeps a discarded branch's types dependent).
+#define TJ_ELEMENT_BINARY(dst, a, b, T, expr)                    \
+  if constexpr (kIsHalf<T>) {                                    \
+    const auto p = toFloat(a), q = toFloat(b);                   \
+    dst = cast<T>(decltype(p)(expr));                            \
+  } else {                                                       \
+    const T p = a, q = b;                                        \
+    dst = T(expr);                                               \
+  }
+#define TJ_ELEMENT_UNARY(dst, a, T, expr)                        \
+  if constexpr (kIsHalf<T>) {                                    \
+    const auto p = toFloat(a);                                   \
+    dst = cast<T>(decltype(p)(expr));                            \
+  } else {                                                       \
+    const T p = a;                                               \
+    dst = T(expr);                                               \
+  }
+#define TJ_ELEMENT_COMPARE(dst, a, b, T, expr)                   \
+  if constexpr (kIsHalf<T>) {                                    \
+    const auto p = toFloat(a), q = toFloat(b);                   \
+    dst = bool(expr);                                            \
+  } else {                                                       \
+    const T p = a, q = b;                                        \
+    dst = bool(expr);                                            \
+  }
+
+#define TJ_BINARY(name, expr)                                                    \
+  template <typename X>                                                         \
+  __device__ __forceinline__ X name(const X& x, const X& y) {                   \
+    X out;                                                                      \
+    if constexpr (IsTile<X>::value) {                                           \
+      using T = typename X::Element;                                            \
+      _Pragma("unroll") for (int i = 0; i < X::L::kRegs; ++i) {                 \
+        TJ_ELEMENT_BINARY(out.v[i], x.v[i], y.v[i], T, expr)                    \
+      }                                                                         \
+    } else {                                                                    \
+      TJ_ELEMENT_BINARY(out, x, y, X, expr)                                     \
+    }                                                                           \
+    return out;                                                                 \
   }
 TJ_BINARY(add, p + q)
 TJ_BINARY(sub, p - q)
@@ -269,12 +285,19 @@ TJ_BINARY(floordiv, (p % q != 0 && ((p < 0) != (q < 0))) ? p / q - 1 : p / q)
 TJ_BINARY(ceildiv, (p % q != 0 && ((p < 0) == (q < 0))) ? p / q + 1 : p / q)
 #undef TJ_BINARY
 
-#define TJ_UNARY(name, expr)                                                                \
-  template <typename X>                                                                    \
-  __device__ __forceinline__ X name(const X& x) {                                          \
-    return detail::mapElements(                                                            \
-        [](auto a) { return detail::viaFloat1([](auto p) { return decltype(p)(expr); }, a); }, \
-        x);                                                                                \
+#define TJ_UNARY(name, expr)                                                     \
+  template <typename X>                                                         \
+  __device__ __forceinline__ X name(const X& x) {                               \
+    X out;                                                                      \
+    if constexpr (IsTile<X>::value) {                                           \
+      using T = typename X::Element;                                            \
+      _Pragma("unroll") for (int i = 0; i < X::L::kRegs; ++i) {                 \
+        TJ_ELEMENT_UNARY(out.v[i], x.v[i], T, expr)                             \
+      }                                                                         \
+    } else {                                                                    \
+      TJ_ELEMENT_UNARY(out, x, X, expr)                                         \
+    }                                                                           \
+    return out;                                                                 \
   }
 TJ_UNARY(neg, -p)
 TJ_UNARY(exp, detail::expImpl(p))
@@ -287,16 +310,21 @@ TJ_UNARY(tanh, detail::tanhImpl(p))
 TJ_UNARY(abs, detail::absImpl(p))
 #undef TJ_UNARY
 
-#define TJ_COMPARE(name, expr)                                  \
-  template <typename X>                                        \
-  __device__ __forceinline__ auto name(const X& x, const X& y) { \
-    return detail::mapElements(                                \
-        [](auto a, auto b) {                                   \
-          auto p = widen(a);                                   \
-          auto q = widen(b);                                   \
-          return bool(expr);                                   \
-        },                                                     \
-        x, y);                                                 \
+#define TJ_COMPARE(name, expr)                                                   \
+  template <typename X>                                                         \
+  __device__ __forceinline__ auto name(const X& x, const X& y) {                \
+    if constexpr (IsTile<X>::value) {                                           \
+      using T = typename X::Element;                                            \
+      typename X::template WithElement<bool> out;                               \
+      _Pragma("unroll") for (int i = 0; i < X::L::kRegs; ++i) {                 \
+        TJ_ELEMENT_COMPARE(out.v[i], x.v[i], y.v[i], T, expr)                   \
+      }                                                                         \
+      return out;                                                               \
+    } else {                                                                    \
+      bool out;                                                                 \
+      TJ_ELEMENT_COMPARE(out, x, y, X, expr)                                    \
+      return out;                                                               \
+    }                                                                           \
   }
 TJ_COMPARE(cmp_eq, p == q)
 TJ_COMPARE(cmp_ne, p != q)
@@ -306,16 +334,22 @@ TJ_COMPARE(cmp_gt, p > q)
 TJ_COMPARE(cmp_ge, p >= q)
 TJ_COMPARE(cmp_uno, p != p || q != q)
 #undef TJ_COMPARE
+#undef TJ_ELEMENT_BINARY
+#undef TJ_ELEMENT_UNARY
+#undef TJ_ELEMENT_COMPARE
 
 template <typename C, typename X>
 __device__ __forceinline__ X select(const C& cond, const X& a, const X& b) {
-  if constexpr (IsTile<X>::value && !IsTile<C>::value) {
+  if constexpr (IsTile<X>::value) {
     X out;
 #pragma unroll
-    for (int i = 0; i < X::L::kRegs; ++i) out.v[i] = cond ? a.v[i] : b.v[i];
+    for (int i = 0; i < X::L::kRegs; ++i) {
+      if constexpr (IsTile<C>::value) out.v[i] = cond.v[i] ? a.v[i] : b.v[i];
+      else out.v[i] = cond ? a.v[i] : b.v[i];
+    }
     return out;
   } else {
-    return detail::mapElements([](bool c, auto p, auto q) { return c ? p : q; }, cond, a, b);
+    return cond ? a : b;
   }
 }
 
