@@ -448,6 +448,9 @@ absl::StatusOr<SpecializedKernel> specializeTemplate(
   if (target.backend == "cuda") {
     pm.addPass(createAssignMmaLayoutsPass());
     pm.addPass(createPlaceDotOperandsInSharedMemoryPass(target.sharedBytesPerProgram));
+    // The layout pass gives each use of a shared constant tile its own copy; equal copies
+    // merge again (each is a splat the C++ compiler instantiates, inlines and cleans up).
+    pm.addPass(createCSEPass());
   }
   if (failed(pm.run(*module)))
     return absl::InvalidArgumentError(

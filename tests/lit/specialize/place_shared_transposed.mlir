@@ -7,7 +7,7 @@
 // CHECK: tj.paged_load %vc, %table[%c0] tokens %{{[0-9]+}} limit %c1000 head %c0 [32, 64] : <v,
 // CHECK: tj.paged_load %vc, %table[%c0] tokens %c32 limit %c1000 head %c0 [32, 64] {shared_buffer = 0 : i64, shared_slots = 1 : i64, shared_transposed}
 // CPP: tj::dot<false>(p, unaligned, acc)
-// CPP: tj::dot<true>(p_1, aligned, s1, async_copies.newerAtLeast(0))
+// CPP: tj::dot<true>(p, aligned, s1, async_copies.newerAtLeast(0))
 tj.template @t {
   tj.launch grid {
     %one = arith.constant 1 : index
