@@ -24,5 +24,8 @@ for line in open(sys.argv[1]):
 for (t, lib), w in sorted(times.items()):
     print(f"{t:22s} {lib:4s} median {st.median(w):.3f}  [{min(w):.3f}-{max(w):.3f}]  all {' '.join(f'{x:.3f}' for x in w)}")
 for t in sorted({k[0] for k in rounds}):
-    ratios = [st.mean(v["new"]) / st.mean(v["old"]) for (tt, _), v in sorted(rounds.items()) if tt == t]
+    ratios = [st.mean(v["new"]) / st.mean(v["old"]) for (tt, _), v in sorted(rounds.items())
+              if tt == t and "new" in v and "old" in v]
+    if not ratios:
+        continue
     print(f"{t:22s} new/old per round: median {st.median(ratios):.3f}  {' '.join(f'{x:.3f}' for x in ratios)}")
