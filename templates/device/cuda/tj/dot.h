@@ -173,7 +173,7 @@ __device__ __forceinline__ Acc dotMma(const AOp& a, const BOp& b, const Acc& acc
   if constexpr (kAShared) group = a.group;
   if constexpr (kBShared) group = b.group > group ? b.group : group;
   if constexpr (kShared && !kOneBarrier) async->waitFor(group);
-  const int warp = threadId() / 32, lane = threadId() % 32;
+  const int thread = threadId(), warp = thread / 32, lane = thread % 32;
   constexpr int kUnits = U::kUnits;
   float c[kUnits][4];
 #pragma unroll

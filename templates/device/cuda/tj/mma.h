@@ -69,7 +69,8 @@ struct MmaRowsLayout {
   }
   __device__ __forceinline__ static bool holds(int) { return true; }
   __device__ __forceinline__ static bool owns(int) {
-    return detail::threadId() < 32 && detail::threadId() % 4 == 0;
+    const int thread = detail::threadId();
+    return thread < 32 && thread % 4 == 0;
   }
   __device__ __forceinline__ static int linear(int reg) { return row(reg); }
 };
