@@ -101,32 +101,50 @@ def bench_merge(jit, peer):
             record(rec)
 
 
+def standard_rows(cache, layout, which, heads, head_size):
+    """A cache as [blocks * block_size, heads, head_size] in token order, whatever its layout
+    (a copy for the shuffled ones): K [blocks, heads, D/X, block_size, X] read as [blocks,
+    block_size, heads, D/X, X]; V [blocks, heads, block_size/X, D, X] as [blocks, block_size/X,
+    X, heads, D]."""
+    if layout != "standard":
+        cache = cache.permute(0, 3, 1, 2, 4) if which == "k" else cache.permute(0, 2, 4, 1, 3)
+    return cache.reshape(-1, heads, head_size)
+
+
 def bench_cache(jit, peer):
     NB, BS, H, D = 16384, 16, 8, 128
-    kernels = {layout: jit.load("reshape_and_cache", head_size=D, dtype="bf16", block_size=BS,
-                                kv_layout=layout) for layout in ("standard",)}
-    kc = torch.empty(NB, BS, H, D, dtype=torch.bfloat16, device="cuda").normal_()
-    vc = torch.empty(NB, BS, H, D, dtype=torch.bfloat16, device="cuda").normal_()
-    kf, vf = kc.view(-1, H, D), vc.view(-1, H, D)
+    # CACHE_LAYOUT=shuffled measures the shuffled layout (CONTEXT.md section 5; no peer has it).
+    layout = os.environ.get("CACHE_LAYOUT", "standard")
+    kernel = jit.load("reshape_and_cache", head_size=D, dtype="bf16", block_size=BS, kv_layout=layout)
+    X = 16 // 2
+    if layout == "standard":
+        kc = torch.empty(NB, BS, H, D, dtype=torch.bfloat16, device="cuda").normal_()
+        vc = torch.empty(NB, BS, H, D, dtype=torch.bfloat16, device="cuda").normal_()
+    else:
+        kc = torch.empty(NB, H, D // X, BS, X, dtype=torch.bfloat16, device="cuda").normal_()
+        vc = torch.empty(NB, H, BS // X, D, X, dtype=torch.bfloat16, device="cuda").normal_()
+        peer = None
     one_s = torch.ones(1, dtype=torch.float32, device="cuda")
     for N in (256, 4096, 32768):
         key = torch.randn(N, H, D, device="cuda").to(torch.bfloat16)
         val = torch.randn(N, H, D, device="cuda").to(torch.bfloat16)
         slot = torch.randperm(NB * BS, device="cuda")[:N].contiguous()
         moved = 4 * N * H * D * 2
-        rec = dict(item="cache", N=N, kv_heads=H, head=D, blocks=NB, block=BS, bytes=moved)
-        kernel = kernels["standard"]
+        rec = dict(item="cache", layout=layout, N=N, kv_heads=H, head=D, blocks=NB, block=BS, bytes=moved)
         args = kernel.make_args(key, val, kc, vc, slot)
-        kf[slot] = float("nan")
-        vf[slot] = float("nan")
-        before_k = kc.clone()
+        if layout == "standard":  # the slots to be written poisoned first
+            kc.view(-1, H, D)[slot] = float("nan")
+            vc.view(-1, H, D)[slot] = float("nan")
+        before_k = standard_rows(kc, layout, "k", H, D).clone()
+        before_v = standard_rows(vc, layout, "v", H, D).clone()
         kernel.launch_args(args)
         torch.cuda.synchronize()
+        after_k, after_v = standard_rows(kc, layout, "k", H, D), standard_rows(vc, layout, "v", H, D)
         untouched = torch.ones(NB * BS, dtype=torch.bool, device="cuda")
         untouched[slot] = False
-        rec["tilejit_correct"] = bool(torch.equal(kf[slot], key) and torch.equal(vf[slot], val)
-                                      and torch.equal(kc.view(-1, H, D)[untouched],
-                                                      before_k.view(-1, H, D)[untouched]))
+        rec["tilejit_correct"] = bool(torch.equal(after_k[slot], key) and torch.equal(after_v[slot], val)
+                                      and torch.equal(after_k[untouched], before_k[untouched])
+                                      and torch.equal(after_v[untouched], before_v[untouched]))
         r = bench(lambda: kernel.launch_args(args))
         rec.update(tilejit_us=r["median_ms"] * 1e3, tilejit_TBps=tbps(moved, r), tilejit=r)
         if peer is not None:
