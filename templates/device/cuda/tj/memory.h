@@ -537,11 +537,12 @@ __device__ __forceinline__ void paged_store(const View<T, RC>& cache, const Tile
             cache.data + A::at(cache, block, slot, head + h, c + q * X)) =
             detail::pack<T, X>(rows.v, k * L::kVec + q * X);
     } else {
-      if constexpr (kPieces) {
-        // A cache that is not vectorizable where the tile could be (rare: a strided or
-        // unaligned view): element by element through a staging array in a rolled loop. kVec
-        // unrolled copies of the index arithmetic were most of reshape_and_cache's compile (36 %
-        // of its instructions, bench/results/2026-12-02, s19). Not in load and store: there
+      if constexpr (kPieces && Layout == CacheLayout::Standard) {
+        // A standard cache that is not vectorizable (rare: a strided or unaligned view):
+        // element by element through a staging array in a rolled loop. kVec unrolled copies of
+        // the index arithmetic were most of reshape_and_cache's compile (36 % of its
+        // instructions, bench/results/2026-12-02, s19). Not for shuffled K: the changed code
+        // around its vector path made it 1.2 % slower (s19-c4). Not in load and store: there
         // the slow path is hot for some tiles (a merge's LSE gathers and scatters), and a
         // rolled loop of loads waits out each load's latency in turn (s19-c1: the reduce
         // kernel 9 % slower at batch 1 x 16K).
@@ -554,8 +555,8 @@ __device__ __forceinline__ void paged_store(const View<T, RC>& cache, const Tile
           if (head + h < heads) cache.data[A::at(cache, block, slot, head + h, (e + j) % int(D))] = staged[j];
         }
       } else {
-        // No vector path for this tile (shuffled V: a row's elements lie a slot stride apart):
-        // this is every store, unrolled.
+        // Shuffled caches: for V (a row's elements lie a slot stride apart) this is every
+        // store, unrolled.
 #pragma unroll
         for (int j = 0; j < L::kVec; ++j) {
           int h = (e + j) / int(D);
