@@ -115,6 +115,10 @@ def bench_cache(jit, peer):
     NB, BS, H, D = 16384, 16, 8, 128
     # CACHE_LAYOUT=shuffled measures the shuffled layout (CONTEXT.md section 5; no peer has it).
     layout = os.environ.get("CACHE_LAYOUT", "standard")
+    # CACHE_SLOTS=consecutive writes whole runs of slots (a prefill) instead of random ones.
+    slots = os.environ.get("CACHE_SLOTS", "random")
+    if slots not in ("random", "consecutive"):
+        sys.exit(f"CACHE_SLOTS={slots}: random or consecutive")
     kernel = jit.load("reshape_and_cache", head_size=D, dtype="bf16", block_size=BS, kv_layout=layout)
     X = 16 // 2
     if layout == "standard":
@@ -128,9 +132,13 @@ def bench_cache(jit, peer):
     for N in (256, 4096, 32768):
         key = torch.randn(N, H, D, device="cuda").to(torch.bfloat16)
         val = torch.randn(N, H, D, device="cuda").to(torch.bfloat16)
-        slot = torch.randperm(NB * BS, device="cuda")[:N].contiguous()
+        if slots == "random":  # decode-like: one token per sequence, anywhere in the cache
+            slot = torch.randperm(NB * BS, device="cuda")[:N].contiguous()
+        else:  # prefill-like: the tokens of one sequence fill consecutive slots of its blocks
+            first = int(torch.randint(0, (NB * BS - N) // BS + 1, (1,))) * BS
+            slot = torch.arange(first, first + N, device="cuda")
         moved = 4 * N * H * D * 2
-        rec = dict(item="cache", layout=layout, N=N, kv_heads=H, head=D, blocks=NB, block=BS, bytes=moved)
+        rec = dict(item="cache", layout=layout, slots=slots, N=N, kv_heads=H, head=D, blocks=NB, block=BS, bytes=moved)
         args = kernel.make_args(key, val, kc, vc, slot)
         if layout == "standard":  # the slots to be written poisoned first
             kc.view(-1, H, D)[slot] = float("nan")
