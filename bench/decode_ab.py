@@ -8,11 +8,7 @@ ranges over the rounds.
 import collections
 import sys
 
-from decode_goals import best_peer, measured, read_run
-
-
-def speedup(peer, t):
-    return f"{peer / t:.3f}x" if peer else "-"
+from decode_goals import best_peer, measured, read_run, speedup
 
 
 def main(new_path, old_path):

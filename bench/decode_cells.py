@@ -6,15 +6,13 @@ repeated runs of a few cells (CELLS=...) show their spread.
 """
 import sys
 
-from decode_goals import best_peer, measured, read_run
+from decode_goals import best_peer, cell_name, measured, read_run, speedup
 
 
 def main(path):
     for r in measured(read_run(path)):
         peer, t = best_peer(r), r["tilejit_op_us"]
-        ratio = f"{peer / t:.3f}x" if peer else "-"
-        ctx = f"{r['ctx'] // 1024}K" if r["ctx"] % 1024 == 0 else str(r["ctx"])
-        print(f"{r['hq']}/{r['hkv']} x {r['batch']} x {ctx}  op {t:.2f}  peer {peer or float('nan'):.1f}  {ratio}")
+        print(f"{cell_name(r)}  op {t:.2f}  peer {peer or float('nan'):.1f}  {speedup(peer, t)}")
 
 
 if __name__ == "__main__":

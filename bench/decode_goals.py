@@ -23,6 +23,17 @@ def best_peer(record):
     return min(peer_times(record).values(), default=None)
 
 
+def speedup(peer, t):
+    """A peer's time over ours as "1.234x"; "-" where every peer failed (peer None)."""
+    return f"{peer / t:.3f}x" if peer else "-"
+
+
+def cell_name(record):
+    """A cell as "32/8 x 16 x 4K" (its context in K where it is a whole number of them)."""
+    ctx = record["ctx"]
+    return f"{record['hq']}/{record['hkv']} x {record['batch']} x " + (f"{ctx // 1024}K" if ctx % 1024 == 0 else str(ctx))
+
+
 def read_run(path):
     """The records of a bench_decode.py run (decode_tilejit.jsonl)."""
     return [json.loads(line) for line in open(path)]
@@ -59,7 +70,7 @@ def main(path):
             peer = best_peer(r)
             if t is None or peer is None:  # failed there (the jsonl says why): not scored
                 continue
-            name = f"{r['hq']}/{r['hkv']} x {r['batch']} x {r['ctx'] // 1024}K"
+            name = cell_name(r)
             speedups.append(peer / t)
             if t > 1.03 * peer:
                 slow.append(f"{name} {peer / t:.3f}x")
