@@ -83,6 +83,15 @@ class BodyEmitter {
       exchange_ = uniqueName("row_exchange");
       line(indent, absl::StrCat("tj::RowExchange ", exchange_, ";"));
     }
+    // A cluster merge may set up its synchronization here (the merge by push does; the
+    // library decides by the tiles it merges).
+    tj::ClusterMergeStoreOp merge;
+    kernel_.walk([&](tj::ClusterMergeStoreOp op) { merge = op; });
+    if (merge) {
+      TJ_ASSIGN_OR_RETURN(std::string partial, valueType(merge.getPartial()));
+      TJ_ASSIGN_OR_RETURN(std::string lse, valueType(merge.getLse()));
+      line(indent, absl::StrCat("tj::cluster_merge_begin<TJ_CLUSTER_PROGRAMS, ", partial, ", ", lse, ">();"));
+    }
     for (Operation& op : block) TJ_RETURN_IF_ERROR(emitOp(op, indent));
     return absl::OkStatus();
   }

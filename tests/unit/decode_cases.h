@@ -147,19 +147,20 @@ inline std::vector<DecodeCase> decodeCases(bool full, bool clusters) {
   // The partitions merge through a thread-block cluster (cluster_size, sm_90 only; the CPU
   // suite checks that its target refuses it): 8 ranks over head 128 (16 columns each), 2 with
   // a window leaving partitions of no valid token, 4 over head 80 (20 columns each) with 7 of
-  // 16 rows in the group, 3 (no power of two) over head 64 (22, 22 and 20 columns).
+  // 16 rows in the group, 3 (no power of two) over head 64 (22, 22 and 20 columns). Clusters
+  // of 2 merge by push (the last program merges all columns): also over head 256, 16 rows.
   struct Cluster {
     int64_t size, ratio, head, window;
   };
   for (Cluster k : {Cluster{8, 4, 128, 0}, Cluster{2, 3, 128, 50}, Cluster{4, 7, 80, 0},
-                    Cluster{3, 1, 64, 0}}) {
+                    Cluster{3, 1, 64, 0}, Cluster{2, 16, 256, 0}}) {
     if (!clusters) break;
     PagedDecodeConfig c = base;
     c.gqaRatio = k.ratio;
     c.headSize = k.head;
     c.maxModelLen = 64 * k.size;
     c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"cluster_size", std::to_string(k.size)}};
-    DecodeCase* added = add("cluster" + std::to_string(k.size), c);
+    DecodeCase* added = add("cluster" + std::to_string(k.size) + (k.head == 256 ? "_head256" : ""), c);
     added->partitions = k.size;
     added->slidingWindow = int32_t(k.window);
   }

@@ -125,6 +125,16 @@ TEST_F(PagedDecodeOnCuda, GraphReplayWithClusterMergeEqualsEager) {
   expectGraphReplayEqualsEager(suite_, config);
 }
 
+// A cluster of 2 merges by push (the first program to finish hands its partial to the last):
+// its count of arrivals starts at 0 in every replay.
+TEST_F(PagedDecodeOnCuda, GraphReplayWithClusterOfTwoEqualsEager) {
+  if (!hasClusters(*suite_->device)) GTEST_SKIP() << suite_->device->name() << " has no thread-block clusters";
+  PagedDecodeConfig config;
+  config.gqaRatio = 4;
+  config.tuning = {{"partition_size", "2048"}, {"block_n", "64"}, {"cluster_size", "2"}};
+  expectGraphReplayEqualsEager(suite_, config);
+}
+
 // The measured table's cluster rows (batch 1 x 1K: 128-token partitions, a cluster of 8): the
 // cluster follows the partition size the caller's tuning leaves, and a caller's choice of merge
 // wins; no merge kernel with a cluster.

@@ -65,24 +65,177 @@ __device__ __forceinline__ void clusterLoadVector(unsigned address, float (&valu
     values[0] = clusterLoad(address);
 }
 
+// An mbarrier (8 bytes of this program's shared memory): wait until the phase of parity
+// `parity` has completed, with acquire at cluster scope (what a partner wrote before its
+// release arrival, or stored asynchronously with complete_tx on it, is visible after).
+__device__ __forceinline__ void mbarrierWait(const unsigned long long* barrier, unsigned parity) {
+  const unsigned address = sharedAddress(barrier);
+  unsigned done = 0;
+  do {
+    asm volatile(
+        "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; "
+        "selp.u32 %0, 1, 0, p; }"
+        : "=r"(done)
+        : "r"(address), "r"(parity)
+        : "memory");
+  } while (!done);
+}
+
+// Clusters of 2 whose partials are tensor-core accumulators (and their LSEs one per row, in
+// the same threads) merge by push: the first program to finish pushes its registers into a
+// staging area of its partner's, and the last merges them with its own, in registers, and
+// stores everything. No cluster barrier after the loops: the last program to finish (the
+// kernel's critical path) neither waits for the other nor stages its own partial.
+template <int C, typename X, typename Rows>
+struct MergesByPush {
+  static constexpr bool value = false;
+};
+template <int64_t M, int64_t N, int64_t... D>
+struct MergesByPush<2, MmaTile<float, M, N>, MmaRows<float, D...>> {
+  static constexpr bool value = true;
+};
+
+struct PushMergeSync {
+  unsigned long long full;  // the partner's partial has landed in our stage (our arrival + its bytes)
+  unsigned long long done;  // the merger is done with our shared memory (1 arrival)
+  unsigned arrivals;        // rank 0's: programs that reached the merge
+  unsigned order;           // ours: how many arrived before us (0: we push, 1: we merge)
+};
+__device__ __forceinline__ PushMergeSync& pushMergeSync() {
+  __shared__ PushMergeSync sync;
+  return sync;
+}
+// One thread's registers in 16-byte chunks, chunk-major (a warp's accesses to one chunk are
+// contiguous).
+template <int Chunks>
+__device__ __forceinline__ uint4* pushMergeStage() {
+  __shared__ uint4 stage[Chunks * TJ_THREADS];
+  return stage;
+}
+
 }  // namespace detail
 
-// Merges the partial results of the cluster's programs and stores the merge: program p holds
-// `partial` ([M, N], each row normalized) and `lse` ([M], natural log of each row's softmax
-// sum; -inf where the row saw no token). The first `count` ranks' partials are weighted by
-// exp(lse - max lse) per row; rows whose LSEs are all -inf get 0. Each program writes its own
-// slice of the N columns (ceil(N / C) of them), converted to the view's element type, over the
-// view's last two axes at `offset`, skipping elements past `limit`. Every program of the
-// cluster must call it (it holds a cluster barrier, then one split around the merge), once,
-// as its last use of shared memory - and no program may exit before, or others would read
-// shared memory that is gone.
-// StageInPlaced: the partial is staged at the start of the kernel's dynamic shared memory,
-// over the placed tiles (the emitter checked that they hold it), instead of the scratch, so
-// the scratch need not be sized for it: a cluster kernel keeps the occupancy of one without.
+// At the kernel's start in every program of a cluster kernel that merges: the merge by push
+// sets up its barriers and count and arrives at the cluster barrier it waits for before its
+// first access to the partner (so that wait finds everybody long arrived). Nothing otherwise.
+template <int C, typename X, typename Rows>
+__device__ __forceinline__ void cluster_merge_begin() {
+  if constexpr (detail::MergesByPush<C, X, Rows>::value) {
+    auto& sync = detail::pushMergeSync();
+    if (detail::threadId() == 0) {
+      sync.arrivals = 0;
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(detail::sharedAddress(&sync.full)),
+                   "r"(1) : "memory");
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(detail::sharedAddress(&sync.done)),
+                   "r"(1) : "memory");
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    detail::clusterArrive();
+  }
+}
+
+namespace detail {
+
+// cluster_merge_store for clusters of 2 (MergesByPush): see there.
+template <typename T, int R, int64_t M, int64_t N, int64_t... D>
+__device__ __forceinline__ void pushMergeStore(const View<T, R>& view, const Index<R>& offset,
+                                               const Index<R>& limit, const MmaTile<float, M, N>& partial,
+                                               const MmaRows<float, D...>& lse, int64_t count) {
+  using L = MmaLayout<M, N>;
+  using LR = MmaRowsLayout<M>;
+  constexpr int kWords = L::kRegs + LR::kRegs, kChunks = (kWords + 3) / 4;
+  auto& sync = pushMergeSync();
+  uint4* stage = pushMergeStage<kChunks>();
+  trace::mark(trace::kMergeCopiesDone);
+  const unsigned rank = clusterRank(), partner = rank ^ 1u;
+  clusterWait();  // the partner's barriers and rank 0's count are set up
+  if (threadId() == 0) {
+    unsigned before;
+    asm volatile("atom.shared::cluster.add.u32 %0, [%1], 1;"
+                 : "=r"(before)
+                 : "r"(clusterAddress(&sync.arrivals, 0))
+                 : "memory");
+    sync.order = before;
+  }
+  __syncthreads();
+  trace::mark(trace::kMergeStaged);
+  if (sync.order == 0) {
+    // First: our partial and LSEs into the partner's stage, then stay until the merger has
+    // taken its turn (it may still have to count itself in at rank 0's count).
+    unsigned words[kChunks * 4] = {};
+#pragma unroll
+    for (int i = 0; i < L::kRegs; ++i) words[i] = __float_as_uint(partial.v[i]);
+#pragma unroll
+    for (int i = 0; i < LR::kRegs; ++i) words[L::kRegs + i] = __float_as_uint(lse.v[i]);
+    // Asynchronous stores that count their bytes in at the partner's barrier: nothing to wait
+    // for here, and the partner's wait sees them whole.
+    const unsigned remote = clusterAddress(stage + threadId(), partner);
+    const unsigned full = clusterAddress(&sync.full, partner);
+#pragma unroll
+    for (int c = 0; c < kChunks; ++c)
+      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b32 [%0], {%1, %2, %3, %4}, [%5];"
+                   ::"r"(remote + unsigned(c * TJ_THREADS * 16)), "r"(words[4 * c]), "r"(words[4 * c + 1]),
+                   "r"(words[4 * c + 2]), "r"(words[4 * c + 3]), "r"(full)
+                   : "memory");
+    mbarrierWait(&sync.done, 0);
+    trace::mark(trace::kMergeWritten);
+    return;
+  }
+  // Last: take the partner's partial (usually here long since), merge, store, and free the
+  // partner. Our barrier completes with our arrival and the partner's bytes, in either order.
+  if (threadId() == 0)
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(sharedAddress(&sync.full)),
+                 "r"(kChunks * 16 * TJ_THREADS)
+                 : "memory");
+  mbarrierWait(&sync.full, 0);
+  unsigned words[kChunks * 4];
+  const unsigned local = sharedAddress(stage + threadId());
+#pragma unroll
+  for (int c = 0; c < kChunks; ++c)
+    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(words[4 * c]), "=r"(words[4 * c + 1]), "=r"(words[4 * c + 2]), "=r"(words[4 * c + 3])
+                 : "r"(local + unsigned(c * TJ_THREADS * 16))
+                 : "memory");
+  // Ranks at or past `count` hold no partition of the sequence: weight 0.
+  const float ninf = bitsToFloat(0xff800000u);
+  const bool mineCounts = int64_t(rank) < count, theirsCount = int64_t(partner) < count;
+  float weightMine[LR::kRegs], weightTheirs[LR::kRegs], inverse[LR::kRegs];
+#pragma unroll
+  for (int r = 0; r < LR::kRegs; ++r) {
+    const float a = mineCounts ? lse.v[r] : ninf;
+    const float b = theirsCount ? __uint_as_float(words[L::kRegs + r]) : ninf;
+    const float top = a > b ? a : b;
+    weightMine[r] = a == ninf ? 0.f : expImpl(a - top);
+    weightTheirs[r] = b == ninf ? 0.f : expImpl(b - top);
+    const float sum = weightMine[r] + weightTheirs[r];
+    inverse[r] = sum > 0.f ? 1.f / sum : 0.f;
+  }
+  MmaTile<T, M, N> merged;
+#pragma unroll
+  for (int i = 0; i < L::kRegs; ++i) {
+    const int r = L::rowReg(i);
+    const float value = (weightMine[r] * partial.v[i] + weightTheirs[r] * __uint_as_float(words[i])) * inverse[r];
+    merged.v[i] = cast<T>(value);
+  }
+  store(view, offset, limit, merged);
+  trace::mark(trace::kMergeWritten);
+  // Relaxed: the partner only waits for our add at rank 0's count, which has returned; a
+  // release here would wait for the output's stores.
+  if (threadId() == 0)
+    asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(
+                     clusterAddress(&sync.done, partner))
+                 : "memory");
+}
+
+}  // namespace detail
+
+namespace detail {
+// cluster_merge_store in any cluster: every program stages its partial in its own shared
+// memory, and after a cluster barrier each merges its slice of the columns from all of them.
 template <int C, bool StageInPlaced, typename T, int R, typename X, typename Rows>
-__device__ __forceinline__ void cluster_merge_store(const View<T, R>& view, const Index<R>& offset,
-                                                    const Index<R>& limit, const X& partial,
-                                                    const Rows& lse, int64_t count) {
+__device__ __forceinline__ void pullMergeStore(const View<T, R>& view, const Index<R>& offset,
+                                               const Index<R>& limit, const X& partial, const Rows& lse,
+                                               int64_t count) {
   static_assert(C >= 1 && C <= 16, "a cluster holds 1..16 programs");
   static_assert(X::kRank == 2 && R >= 2, "cluster_merge_store: a [rows, columns] tile over a view of rank >= 2");
   static_assert(IsSame<typename X::Element, float>::value && IsSame<typename Rows::Element, float>::value,
@@ -196,6 +349,30 @@ __device__ __forceinline__ void cluster_merge_store(const View<T, R>& view, cons
   trace::mark(trace::kMergeWritten);
   // Our shared memory stays until every program has read it.
   detail::clusterWait();
+}
+}  // namespace detail
+
+// Merges the partial results of the cluster's programs and stores the merge: program p holds
+// `partial` ([M, N], each row normalized) and `lse` ([M], natural log of each row's softmax
+// sum; -inf where the row saw no token). The first `count` ranks' partials are weighted by
+// exp(lse - max lse) per row; rows whose LSEs are all -inf get 0. Each program writes its own
+// slice of the N columns (ceil(N / C) of them; by push, the last program all of them),
+// converted to the view's element type, over the view's last two axes at `offset`, skipping
+// elements past `limit`. Every program of the cluster must call it (it synchronizes the
+// cluster), once, as its last use of shared memory - and no program may exit before, or
+// others would read shared memory that is gone. A kernel that calls it calls
+// cluster_merge_begin at its start.
+// StageInPlaced: the partial is staged at the start of the kernel's dynamic shared memory,
+// over the placed tiles (the emitter checked that they hold it), instead of the scratch, so
+// the scratch need not be sized for it: a cluster kernel keeps the occupancy of one without.
+template <int C, bool StageInPlaced, typename T, int R, typename X, typename Rows>
+__device__ __forceinline__ void cluster_merge_store(const View<T, R>& view, const Index<R>& offset,
+                                                    const Index<R>& limit, const X& partial,
+                                                    const Rows& lse, int64_t count) {
+  if constexpr (detail::MergesByPush<C, X, Rows>::value)
+    detail::pushMergeStore(view, offset, limit, partial, lse, count);
+  else
+    detail::pullMergeStore<C, StageInPlaced>(view, offset, limit, partial, lse, count);
 }
 
 }  // namespace tj
