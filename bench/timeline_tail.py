@@ -2,9 +2,12 @@
 apart the programs' loops end, how far apart the two (or C) programs of one cluster end, what
 the kernel's end would be if each cluster's programs shared its tiles perfectly (each cluster
 ending at the mean of its programs' loop ends instead of the last), and how long a cluster
-takes from its last loop end to its exit (the merge).
+takes from its last loop end to its exit (the merge). With --steps, the merge of each cluster's
+last program step by step (medians over clusters, us): its epilogue (loop end -> merge entry),
+the merge's own trace points (copies done -> staged -> written) and its exit, split by how far
+before it the cluster's other programs ended their loops.
 
-    python3 bench/timeline_tail.py OUT/timeline_raw.txt[.gz] [--cluster 2]
+    python3 bench/timeline_tail.py OUT/timeline_raw.txt[.gz] [--cluster 2] [--steps]
 
 Launches of one token are skipped (no loop). Times are us after the launch's first entry. The
 per-SM correlation between runs says whether the slow programs sit on the same SMs each run
@@ -18,6 +21,31 @@ import statistics
 from trace_lines import POINTS, parse
 
 EPILOGUE = POINTS.index("epilogue")  # the loop's end
+MERGE_POINTS = [POINTS.index(name) for name in ("merge_copies_done", "merge_staged", "merge_written")]
+
+
+def merge_steps(clusters, programs_by_key):
+    """The last program of each cluster: its steps after its loop end, by the gap to the
+    cluster's previous loop end."""
+    steps = collections.defaultdict(list)
+    names = ["epilogue", "copies done -> staged", "staged -> written", "written -> exit"]
+    for keys in clusters.values():
+        ps = sorted((programs_by_key[k] for k in keys), key=lambda p: p["entry"] + p["points"][EPILOGUE])
+        if len(ps) < 2:
+            continue
+        last, before = ps[-1], ps[-2]
+        gap = (last["entry"] + last["points"][EPILOGUE] - before["entry"] - before["points"][EPILOGUE]) / 1e3
+        marks = [last["points"][EPILOGUE]] + [last["points"][i] for i in MERGE_POINTS] + [last["exit"] - last["entry"]]
+        if any(m <= 0 for m in marks):
+            continue
+        band = "gap < 0.5 us" if gap < 0.5 else "gap >= 0.5 us"
+        for name, a, b in zip(names, marks, marks[1:]):
+            steps[(band, name)].append((b - a) / 1e3)
+        steps[(band, "tail")].append((marks[-1] - marks[0]) / 1e3)
+    for band in sorted({band for band, _ in steps}):
+        parts = [f"{name} {statistics.median(steps[(band, name)]):.2f}" for name in names + ["tail"]
+                 if (band, name) in steps]
+        print(f"  last program, {band} ({len(steps[(band, 'tail')])} clusters): " + ", ".join(parts))
 
 
 def launches(path):
@@ -44,6 +72,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("raw")
     parser.add_argument("--cluster", type=int, default=2, help="programs per cluster along grid axis 2")
+    parser.add_argument("--steps", action="store_true", help="the last program's merge, step by step")
     args = parser.parse_args()
     per_sm_runs = []
     for launch in launches(args.raw):
@@ -67,6 +96,8 @@ def main():
         print(f"  last loop end {last:.2f}; with each cluster's tiles shared perfectly {balanced:.2f}"
               f" ({last - balanced:.2f} earlier); cluster exit - its last loop end: median"
               f" {statistics.median(merge):.2f}")
+        if args.steps:
+            merge_steps(clusters, {p["key"]: p for p in programs})
         by_sm = collections.defaultdict(list)
         for p in programs:
             by_sm[p["sm"]].append(loop_end[p["key"]])
