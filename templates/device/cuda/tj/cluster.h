@@ -141,6 +141,7 @@ template <typename T, int R, int64_t M, int64_t N, int64_t... D>
 __device__ __forceinline__ void pushMergeStore(const View<T, R>& view, const Index<R>& offset,
                                                const Index<R>& limit, const MmaTile<float, M, N>& partial,
                                                const MmaRows<float, D...>& lse, int64_t count) {
+  static_assert(MmaRows<float, D...>::kSize == M, "cluster_merge_store: one LSE per row of the partial");
   using L = MmaLayout<M, N>;
   using LR = MmaRowsLayout<M>;
   constexpr int kWords = L::kRegs + LR::kRegs, kChunks = (kWords + 3) / 4;
