@@ -147,6 +147,7 @@ __device__ __forceinline__ void pushMergeStore(const View<T, R>& view, const Ind
   constexpr int kWords = L::kRegs + LR::kRegs, kChunks = (kWords + 3) / 4;
   auto& sync = pushMergeSync();
   uint4* stage = pushMergeStage<kChunks>();
+  // The merge's trace points here: entry, role decided, stored (the first: freed).
   trace::mark(trace::kMergeCopiesDone);
   const unsigned rank = clusterRank(), partner = rank ^ 1u;
   clusterWait();  // the partner's barriers and rank 0's count are set up
