@@ -113,29 +113,6 @@ __device__ __forceinline__ uint4* pushMergeStage() {
   return stage;
 }
 
-}  // namespace detail
-
-// At the kernel's start in every program of a cluster kernel that merges: the merge by push
-// sets up its barriers and count and arrives at the cluster barrier it waits for before its
-// first access to the partner (so that wait finds everybody long arrived). Nothing otherwise.
-template <int C, typename X, typename Rows>
-__device__ __forceinline__ void cluster_merge_begin() {
-  if constexpr (detail::MergesByPush<C, X, Rows>::value) {
-    auto& sync = detail::pushMergeSync();
-    if (detail::threadId() == 0) {
-      sync.arrivals = 0;
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(detail::sharedAddress(&sync.full)),
-                   "r"(1) : "memory");
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(detail::sharedAddress(&sync.done)),
-                   "r"(1) : "memory");
-      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-    }
-    detail::clusterArrive();
-  }
-}
-
-namespace detail {
-
 // cluster_merge_store for clusters of 2 (MergesByPush): see there.
 template <typename T, int R, int64_t M, int64_t N, int64_t... D>
 __device__ __forceinline__ void pushMergeStore(const View<T, R>& view, const Index<R>& offset,
@@ -229,9 +206,6 @@ __device__ __forceinline__ void pushMergeStore(const View<T, R>& view, const Ind
                  : "memory");
 }
 
-}  // namespace detail
-
-namespace detail {
 // cluster_merge_store in any cluster: every program stages its partial in its own shared
 // memory, and after a cluster barrier each merges its slice of the columns from all of them.
 template <int C, bool StageInPlaced, typename T, int R, typename X, typename Rows>
@@ -352,7 +326,27 @@ __device__ __forceinline__ void pullMergeStore(const View<T, R>& view, const Ind
   // Our shared memory stays until every program has read it.
   detail::clusterWait();
 }
+
 }  // namespace detail
+
+// At the kernel's start in every program of a cluster kernel that merges: the merge by push
+// sets up its barriers and count and arrives at the cluster barrier it waits for before its
+// first access to the partner (so that wait finds everybody long arrived). Nothing otherwise.
+template <int C, typename X, typename Rows>
+__device__ __forceinline__ void cluster_merge_begin() {
+  if constexpr (detail::MergesByPush<C, X, Rows>::value) {
+    auto& sync = detail::pushMergeSync();
+    if (detail::threadId() == 0) {
+      sync.arrivals = 0;
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(detail::sharedAddress(&sync.full)),
+                   "r"(1) : "memory");
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(detail::sharedAddress(&sync.done)),
+                   "r"(1) : "memory");
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    detail::clusterArrive();
+  }
+}
 
 // Merges the partial results of the cluster's programs and stores the merge: program p holds
 // `partial` ([M, N], each row normalized) and `lse` ([M], natural log of each row's softmax
