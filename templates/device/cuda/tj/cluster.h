@@ -65,6 +65,25 @@ __device__ __forceinline__ void clusterLoadVector(unsigned address, float (&valu
     values[0] = clusterLoad(address);
 }
 
+// The weights of C partial results of one row in their merge: exp(lse_p - max lse), which is
+// 0 where lse_p is -inf (no token there); returns 1 / their sum, 0 where every LSE is -inf
+// (then the shift is 0, not -inf: no -inf - -inf). Both merges take them from here.
+template <int C>
+__device__ __forceinline__ float lseWeights(const float (&lse)[C], float (&weight)[C]) {
+  const float ninf = bitsToFloat(0xff800000u);
+  float top = ninf;
+#pragma unroll
+  for (int p = 0; p < C; ++p) top = lse[p] > top ? lse[p] : top;
+  const float shift = top == ninf ? 0.f : top;
+  float sum = 0.f;
+#pragma unroll
+  for (int p = 0; p < C; ++p) {
+    weight[p] = expImpl(lse[p] - shift);
+    sum += weight[p];
+  }
+  return sum > 0.f ? 1.f / sum : 0.f;
+}
+
 // An mbarrier (8 bytes of this program's shared memory): wait until the phase of parity
 // `parity` has completed, with acquire at cluster scope (what a partner wrote before its
 // release arrival, or stored asynchronously with complete_tx on it, is visible after).
@@ -178,22 +197,18 @@ __device__ __forceinline__ void pushMergeStore(const View<T, R>& view, const Ind
   // Ranks at or past `count` hold no partition of the sequence: weight 0.
   const float ninf = bitsToFloat(0xff800000u);
   const bool mineCounts = int64_t(rank) < count, theirsCount = int64_t(partner) < count;
-  float weightMine[LR::kRegs], weightTheirs[LR::kRegs], inverse[LR::kRegs];
+  float weight[LR::kRegs][2], inverse[LR::kRegs];  // per row: ours, the partner's
 #pragma unroll
   for (int r = 0; r < LR::kRegs; ++r) {
-    const float a = mineCounts ? lse.v[r] : ninf;
-    const float b = theirsCount ? __uint_as_float(words[L::kRegs + r]) : ninf;
-    const float top = a > b ? a : b;
-    weightMine[r] = a == ninf ? 0.f : expImpl(a - top);
-    weightTheirs[r] = b == ninf ? 0.f : expImpl(b - top);
-    const float sum = weightMine[r] + weightTheirs[r];
-    inverse[r] = sum > 0.f ? 1.f / sum : 0.f;
+    const float lses[2] = {mineCounts ? lse.v[r] : ninf,
+                           theirsCount ? __uint_as_float(words[L::kRegs + r]) : ninf};
+    inverse[r] = lseWeights<2>(lses, weight[r]);
   }
   MmaTile<T, M, N> merged;
 #pragma unroll
   for (int i = 0; i < L::kRegs; ++i) {
     const int r = L::rowReg(i);
-    const float value = (weightMine[r] * partial.v[i] + weightTheirs[r] * __uint_as_float(words[i])) * inverse[r];
+    const float value = (weight[r][0] * partial.v[i] + weight[r][1] * __uint_as_float(words[i])) * inverse[r];
     merged.v[i] = cast<T>(value);
   }
   store(view, offset, limit, merged);
@@ -294,19 +309,14 @@ __device__ __forceinline__ void pullMergeStore(const View<T, R>& view, const Ind
     const int item = detail::threadId() + k * TJ_THREADS;
     const int row = item / kGroups, column = first + (item % kGroups) * V;
     const long long c = columnOffset + column;
-    float top = ninf;
-#pragma unroll
-    for (int p = 0; p < C; ++p) top = lses[k][p] > top ? lses[k][p] : top;
-    float sum = 0.f, merged[V] = {};
+    float weight[C], merged[V] = {};
+    const float inverse = detail::lseWeights<C>(lses[k], weight);
 #pragma unroll
     for (int p = 0; p < C; ++p) {
-      if (lses[k][p] == ninf) continue;  // no token in that partition (and top is finite)
-      const float weight = detail::expImpl(lses[k][p] - top);
-      sum += weight;
+      if (lses[k][p] == ninf) continue;  // no token there: its values were never loaded
 #pragma unroll
-      for (int j = 0; j < V; ++j) merged[j] += weight * values[k][p][j];
+      for (int j = 0; j < V; ++j) merged[j] += weight[p] * values[k][p][j];
     }
-    const float inverse = sum > 0.f ? 1.f / sum : 0.f;
     T* out = view.data + base + row * view.stride[R - 2] + column * view.stride[R - 1];
     T results[V];
 #pragma unroll
