@@ -47,10 +47,14 @@ CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset
 # Extra paged_decode parameters for experiments, e.g. '{"min_blocks_per_sm": 4}'.
 DECODE_PARAMS = json.loads(os.environ.get("DECODE_PARAMS", "{}"))
 # "shuffled": tilejit reads K/V in the shuffled layout (CONTEXT.md section 5; copies of the
-# same caches), the peers the standard one.
+# same caches), the peers the standard one. "hnd" (a measurement of memory order, not a layout
+# of the issue): tilejit reads copies stored heads-major within a block ([blocks, kv heads,
+# block, head], as FlashInfer keeps them), through views of the standard shape whose strides
+# say so; a (block, head)'s rows are then one run of memory instead of one row per token.
 KV_LAYOUT = os.environ.get("KV_LAYOUT", "standard")
-if KV_LAYOUT not in ("standard", "shuffled"):
-    sys.exit(f"KV_LAYOUT={KV_LAYOUT!r}: want 'standard' or 'shuffled'")
+if KV_LAYOUT not in ("standard", "shuffled", "hnd"):
+    sys.exit(f"KV_LAYOUT={KV_LAYOUT!r}: want 'standard', 'shuffled' or 'hnd'")
+TJ_LAYOUT = "standard" if KV_LAYOUT == "hnd" else KV_LAYOUT
 # Extra paged_decode_reduce parameters, e.g. '{"partitions_per_step": 8, "num_warps": 2}'.
 REDUCE_PARAMS = json.loads(os.environ.get("REDUCE_PARAMS", "{}"))
 jit = tilejit.Jit()
@@ -71,7 +75,7 @@ def kernels(ratio, partition, block_n, depth, warps, merge, partitions, merge_he
                       partition_size=partition)
         merging = dict(cluster_size=partitions) if merge == "c" else dict(merge_in_kernel=merge)
         params = dict(dict(block_size=BS, block_n=block_n, num_warps=warps, prefetch_depth=depth,
-                           kv_layout=KV_LAYOUT, **merging),
+                           kv_layout=TJ_LAYOUT, **merging),
                       **DECODE_PARAMS)
         dec = jit.load("paged_decode", **params, **common)
         # No merge kernel where the split-K kernel merges itself.
@@ -129,7 +133,12 @@ def run_case(hq, hkv, b, ctx):
         rec[f"{name}_TBps"] = kv_bytes / (r["median_ms"] * 1e-3) / 1e12
         rec[name] = r
 
-    tj_k, tj_v = shuffled_caches(k_cache, v_cache) if KV_LAYOUT == "shuffled" else (k_cache, v_cache)
+    if KV_LAYOUT == "shuffled":
+        tj_k, tj_v = shuffled_caches(k_cache, v_cache)
+    elif KV_LAYOUT == "hnd":
+        tj_k, tj_v = (c.permute(0, 2, 1, 3).contiguous().permute(0, 2, 1, 3) for c in (k_cache, v_cache))
+    else:
+        tj_k, tj_v = k_cache, v_cache
     # tilejit, one partition size at a time
     slopes = torch.zeros(hq, dtype=torch.float32, device=dev)
     arrivals = torch.zeros(b, hkv, dtype=torch.int32, device=dev)
@@ -156,7 +165,7 @@ def run_case(hq, hkv, b, ctx):
     # Kept apart: a failure here leaves the rest of the cell.
     try:
         op = tilejit.PagedDecode(jit, head_size=D, gqa_ratio=hq // hkv, block_size=BS,
-                                 num_seqs=b, num_kv_heads=hkv, max_model_len=ctx, kv_layout=KV_LAYOUT)
+                                 num_seqs=b, num_kv_heads=hkv, max_model_len=ctx, kv_layout=TJ_LAYOUT)
         parts = op.max_partitions(ctx)
         p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)

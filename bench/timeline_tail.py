@@ -7,7 +7,13 @@ last program step by step (medians over clusters, us): its epilogue (loop end ->
 the merge's own trace points (copies done -> staged -> written) and its exit, split by how far
 before it the cluster's other programs ended their loops.
 
-    python3 bench/timeline_tail.py OUT/timeline_raw.txt[.gz] [--cluster 2] [--steps]
+    python3 bench/timeline_tail.py OUT/timeline_raw.txt[.gz] [--cluster 2] [--steps] [--tiles N]
+
+With --tiles N (each program's loop over N tiles), the tiles shared perfectly are also shared
+by whole tiles: each program holds the tile in flight beside the one in use and takes the
+cluster's next tile when it finishes one, at the pace it kept in its own loop (first tile in
+hand -> loop end, over N); a cluster then ends when its last tile does. The same across the
+whole grid bounds any design that lets a program take another sequence's or head's tiles.
 
 Launches of one token are skipped (no loop). Times are us after the launch's first entry. The
 per-SM correlation between runs says whether the slow programs sit on the same SMs each run
@@ -16,6 +22,7 @@ per-SM correlation between runs says whether the slow programs sit on the same S
 import argparse
 import collections
 import gzip
+import heapq
 import statistics
 
 from trace_lines import POINTS, parse
@@ -48,6 +55,40 @@ def merge_steps(clusters, programs_by_key):
         print(f"  last program, {band} ({len(steps[(band, 'tail')])} clusters): " + ", ".join(parts))
 
 
+def shared_by_tiles(starts, ends, tiles):
+    """When the programs of a cluster (first tile in hand, loop end; us) would end their loops
+    had they taken the cluster's tiles one at a time, each with one tile in flight ahead of
+    the one in use, at their own pace."""
+    pace = [(e - s) / tiles for s, e in zip(starts, ends)]
+    left = len(starts) * tiles - 2 * len(starts)  # each starts with a tile in use and one in flight
+    queue = [(s + t, i) for i, (s, t) in enumerate(zip(starts, pace))]  # next finish of a tile
+    held = [2] * len(starts)
+    heapq.heapify(queue)
+    finish = list(starts)
+    while queue:
+        t, i = heapq.heappop(queue)
+        held[i] -= 1
+        if left > 0:
+            held[i] += 1
+            left -= 1
+        finish[i] = t
+        if held[i] > 0:
+            heapq.heappush(queue, (t + pace[i], i))
+    return max(finish)
+
+
+def explained_share(values, group_of):
+    """Share of the variance of `values` (key -> number) explained by the means of the groups
+    group_of(key), and the share groups of those sizes explain by chance."""
+    groups = collections.defaultdict(list)
+    for key, v in values.items():
+        groups[group_of(key)].append(v)
+    mean = statistics.fmean(values.values())
+    total = sum((v - mean) ** 2 for v in values.values())
+    between = sum(len(g) * (statistics.fmean(g) - mean) ** 2 for g in groups.values())
+    return between / total, (len(groups) - 1) / (len(values) - 1)
+
+
 def launches(path):
     opener = gzip.open if path.endswith(".gz") else open
     found = []
@@ -73,6 +114,8 @@ def main():
     parser.add_argument("raw")
     parser.add_argument("--cluster", type=int, default=2, help="programs per cluster along grid axis 2")
     parser.add_argument("--steps", action="store_true", help="the last program's merge, step by step")
+    parser.add_argument("--coupling", action="store_true", help="loop-time variance explained by grid axes")
+    parser.add_argument("--tiles", type=int, default=0, help="tiles per program's loop: also share by whole tiles")
     args = parser.parse_args()
     per_sm_runs = []
     for launch in launches(args.raw):
@@ -96,6 +139,25 @@ def main():
         print(f"  last loop end {last:.2f}; with each cluster's tiles shared perfectly {balanced:.2f}"
               f" ({last - balanced:.2f} earlier); cluster exit - its last loop end: median"
               f" {statistics.median(merge):.2f}")
+        if args.tiles:
+            wait1 = POINTS.index("wait1")
+            first = {p["key"]: (p["entry"] - t0 + p["points"][wait1]) / 1e3 for p in programs}
+            by_tiles = max(shared_by_tiles([first[k] for k in ks], [loop_end[k] for k in ks], args.tiles)
+                           for ks in clusters.values())
+            grid = shared_by_tiles([first[k] for k in loop_end], list(loop_end.values()), args.tiles)
+            print(f"  shared by whole tiles ({args.tiles} per program, one in flight): last loop end"
+                  f" {by_tiles:.2f} ({last - by_tiles:.2f} earlier); across the whole grid (any program"
+                  f" any tile) {grid:.2f} ({last - grid:.2f} earlier)")
+        if args.coupling:
+            wait1 = POINTS.index("wait1")
+            loop_time = {p["key"]: (p["points"][EPILOGUE] - p["points"][wait1]) / 1e3 for p in programs}
+            axes = {"x": (0,), "y": (1,), "z": (2,), "x,y": (0, 1), "x,z": (0, 2), "y,z": (1, 2)}
+            shares = []
+            for name, picked in axes.items():
+                share, chance = explained_share(loop_time, lambda k, picked=picked: tuple(k[a] for a in picked))
+                shares.append(f"{name} {share:.2f} ({chance:.2f})")
+            print(f"  loop time sd {statistics.pstdev(loop_time.values()):.2f} us; share explained by"
+                  f" grid axes (by chance): " + ", ".join(shares))
         if args.steps:
             merge_steps(clusters, {p["key"]: p for p in programs})
         by_sm = collections.defaultdict(list)
