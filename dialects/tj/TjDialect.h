@@ -43,6 +43,10 @@ struct Extent {
   bool isConstant() const { return name.empty(); }
 };
 Extent getExtent(Attribute attr);
+// `[num_tokens, 8, head_size]`: a list of extents, integers and bare names, as views, caches
+// and tile shapes spell them.
+ParseResult parseExtentList(AsmParser& parser, ArrayAttr& extents);
+void printExtentList(AsmPrinter& printer, ArrayAttr extents);
 
 // The tile layouts (encodings of tile types); kBlocked is a tile without an encoding.
 enum class TileLayout { kBlocked, kMma, kMmaRows };

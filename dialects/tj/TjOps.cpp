@@ -12,34 +12,13 @@ using namespace mlir::tj;
 // Tile shapes: `[block_n, 128]`
 //===----------------------------------------------------------------------===//
 
+// The ODS custom directive of tile shapes: an extent list, as in views and caches.
 static ParseResult parseTileShape(OpAsmParser& parser, ArrayAttr& tile) {
-  SmallVector<Attribute> extents;
-  auto parseOne = [&]() -> ParseResult {
-    int64_t value;
-    OptionalParseResult integer = parser.parseOptionalInteger(value);
-    if (integer.has_value()) {
-      if (failed(*integer)) return failure();
-      extents.push_back(parser.getBuilder().getI64IntegerAttr(value));
-      return success();
-    }
-    std::string name;
-    if (parser.parseKeywordOrString(&name)) return failure();
-    extents.push_back(parser.getBuilder().getStringAttr(name));
-    return success();
-  };
-  if (parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseOne)) return failure();
-  tile = parser.getBuilder().getArrayAttr(extents);
-  return success();
+  return parseExtentList(parser, tile);
 }
 
 static void printTileShape(OpAsmPrinter& printer, Operation*, ArrayAttr tile) {
-  printer << '[';
-  llvm::interleaveComma(tile, printer, [&](Attribute attr) {
-    Extent extent = getExtent(attr);
-    if (extent.isConstant()) printer << extent.value;
-    else printer << extent.name;
-  });
-  printer << ']';
+  printExtentList(printer, tile);
 }
 
 #define GET_OP_CLASSES

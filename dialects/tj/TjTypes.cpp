@@ -7,11 +7,8 @@
 using namespace mlir;
 using namespace mlir::tj;
 
-
-namespace {
-
 // `[num_tokens, 8, head_size]`: integers and bare names.
-ParseResult parseExtentList(AsmParser& parser, ArrayAttr& dims) {
+ParseResult mlir::tj::parseExtentList(AsmParser& parser, ArrayAttr& dims) {
   SmallVector<Attribute> extents;
   auto parseOne = [&]() -> ParseResult {
     int64_t value;
@@ -31,7 +28,7 @@ ParseResult parseExtentList(AsmParser& parser, ArrayAttr& dims) {
   return success();
 }
 
-void printExtentList(AsmPrinter& printer, ArrayAttr dims) {
+void mlir::tj::printExtentList(AsmPrinter& printer, ArrayAttr dims) {
   printer << '[';
   llvm::interleaveComma(dims, printer, [&](Attribute attr) {
     Extent extent = getExtent(attr);
@@ -40,6 +37,8 @@ void printExtentList(AsmPrinter& printer, ArrayAttr dims) {
   });
   printer << ']';
 }
+
+namespace {
 
 LogicalResult verifyExtents(function_ref<InFlightDiagnostic()> emitError, ArrayAttr dims,
                             StringRef what) {
