@@ -28,6 +28,7 @@ import statistics
 from trace_lines import POINTS, parse
 
 EPILOGUE = POINTS.index("epilogue")  # the loop's end
+WAIT1 = POINTS.index("wait1")  # the first tile in every thread's hands: the loop's start
 MERGE_POINTS = [POINTS.index(name) for name in ("merge_copies_done", "merge_staged", "merge_written")]
 
 
@@ -140,8 +141,7 @@ def main():
               f" ({last - balanced:.2f} earlier); cluster exit - its last loop end: median"
               f" {statistics.median(merge):.2f}")
         if args.tiles:
-            wait1 = POINTS.index("wait1")
-            first = {p["key"]: (p["entry"] - t0 + p["points"][wait1]) / 1e3 for p in programs}
+            first = {p["key"]: (p["entry"] - t0 + p["points"][WAIT1]) / 1e3 for p in programs}
             by_tiles = max(shared_by_tiles([first[k] for k in ks], [loop_end[k] for k in ks], args.tiles)
                            for ks in clusters.values())
             grid = shared_by_tiles([first[k] for k in loop_end], list(loop_end.values()), args.tiles)
@@ -149,8 +149,7 @@ def main():
                   f" {by_tiles:.2f} ({last - by_tiles:.2f} earlier); across the whole grid (any program"
                   f" any tile) {grid:.2f} ({last - grid:.2f} earlier)")
         if args.coupling:
-            wait1 = POINTS.index("wait1")
-            loop_time = {p["key"]: (p["points"][EPILOGUE] - p["points"][wait1]) / 1e3 for p in programs}
+            loop_time = {p["key"]: (p["points"][EPILOGUE] - p["points"][WAIT1]) / 1e3 for p in programs}
             axes = {"x": (0,), "y": (1,), "z": (2,), "x,y": (0, 1), "x,z": (0, 2), "y,z": (1, 2)}
             shares = []
             for name, picked in axes.items():

@@ -537,6 +537,11 @@ __device__ __forceinline__ void paged_store(const View<T, RC>& cache, const Tile
             cache.data + A::at(cache, block, slot, head + h, c + q * X)) =
             detail::pack<T, X>(rows.v, k * L::kVec + q * X);
     } else {
+      // Element j of the run, where its row is one of the cache's heads.
+      auto storeElement = [&](int j, T value) {
+        int h = (e + j) / int(D);
+        if (head + h < heads) cache.data[A::at(cache, block, slot, head + h, (e + j) % int(D))] = value;
+      };
       if constexpr (kPieces && Layout == CacheLayout::Standard) {
         // A standard cache that is not vectorizable (rare: a strided or unaligned view):
         // element by element through a staging array in a rolled loop. kVec unrolled copies of
@@ -550,19 +555,12 @@ __device__ __forceinline__ void paged_store(const View<T, RC>& cache, const Tile
 #pragma unroll
         for (int j = 0; j < L::kVec; ++j) staged[j] = rows.v[k * L::kVec + j];
 #pragma unroll 1
-        for (int j = 0; j < L::kVec; ++j) {
-          int h = (e + j) / int(D);
-          if (head + h < heads) cache.data[A::at(cache, block, slot, head + h, (e + j) % int(D))] = staged[j];
-        }
+        for (int j = 0; j < L::kVec; ++j) storeElement(j, staged[j]);
       } else {
         // Shuffled caches: for V (a row's elements lie a slot stride apart) this is every
         // store, unrolled.
 #pragma unroll
-        for (int j = 0; j < L::kVec; ++j) {
-          int h = (e + j) / int(D);
-          if (head + h < heads)
-            cache.data[A::at(cache, block, slot, head + h, (e + j) % int(D))] = rows.v[k * L::kVec + j];
-        }
+        for (int j = 0; j < L::kVec; ++j) storeElement(j, rows.v[k * L::kVec + j]);
       }
     }
   }
