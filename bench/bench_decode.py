@@ -44,6 +44,9 @@ MERGES = [m if m == "c" else int(m) for m in os.environ.get("MERGE_IN_KERNEL", "
 VARIANTS = [(p, n, d, w, m) for p in PARTITIONS for n in BLOCK_NS for d in DEPTHS for w in WARPS
             for m in MERGES]
 CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset
+# A template file to load instead of the shipped paged_decode (experiments; the op keeps
+# the shipped one).
+DECODE_TEMPLATE = os.environ.get("DECODE_TEMPLATE", "paged_decode")
 # Extra paged_decode parameters for experiments, e.g. '{"min_blocks_per_sm": 4}'.
 DECODE_PARAMS = json.loads(os.environ.get("DECODE_PARAMS", "{}"))
 # "shuffled": tilejit reads K/V in the shuffled layout (CONTEXT.md section 5; copies of the
@@ -77,7 +80,7 @@ def kernels(ratio, partition, block_n, depth, warps, merge, partitions, merge_he
         params = dict(dict(block_size=BS, block_n=block_n, num_warps=warps, prefetch_depth=depth,
                            kv_layout=TJ_LAYOUT, **merging),
                       **DECODE_PARAMS)
-        dec = jit.load("paged_decode", **params, **common)
+        dec = jit.load(DECODE_TEMPLATE, **params, **common)
         # No merge kernel where the split-K kernel merges itself.
         red = None if merge else jit.load("paged_decode_reduce", **dict(dict(
             dtype="bf16", head_size=D, partition_size=partition,

@@ -8,12 +8,16 @@ the merge's own trace points (copies done -> staged -> written) and its exit, sp
 before it the cluster's other programs ended their loops.
 
     python3 bench/timeline_tail.py OUT/timeline_raw.txt[.gz] [--cluster 2] [--steps] [--tiles N]
+        [--steal C] [--coupling]
 
 With --tiles N (each program's loop over N tiles), the tiles shared perfectly are also shared
 by whole tiles: each program holds the tile in flight beside the one in use and takes the
 cluster's next tile when it finishes one, at the pace it kept in its own loop (first tile in
 hand -> loop end, over N); a cluster then ends when its last tile does. The same across the
 whole grid bounds any design that lets a program take another sequence's or head's tiles.
+With --steal C as well, one such design is replayed: programs that are done take other
+programs' last unclaimed tiles at C us each beyond their own pace, while owners claim their own
+tiles a fixed number ahead (stolen_from_the_back).
 
 Launches of one token are skipped (no loop). Times are us after the launch's first entry. The
 per-SM correlation between runs says whether the slow programs sit on the same SMs each run
@@ -78,6 +82,49 @@ def shared_by_tiles(starts, ends, tiles):
     return max(finish)
 
 
+def stolen_from_the_back(starts, ends, tiles, overhead, free_after, lookahead=2, merge_cost=0.2):
+    """When the programs (first tile in hand, loop end; us) would end their loops, stolen
+    partials merged, had programs that are done taken other programs' tiles from the back:
+    an owner claims its tiles from the front `lookahead` tiles ahead of the one it starts and
+    stops at the first tile already stolen; a program `free_after` us past its own loop end
+    (its cluster's merge) takes the last unclaimed tile of the program with the most left,
+    each such tile costing it `overhead` us beyond its own pace (its claim, the victim's q and
+    table, the tile's latency, the partial's write), again until none is left; the owner then
+    waits for the stolen partials and merges each in `merge_cost` us. Paces stay as measured
+    (programs do not speed up as others finish, here or in the measured ends)."""
+    n = len(starts)
+    pace = [(e - s) / tiles for s, e in zip(starts, ends)]
+    claimed = [0] * n  # tiles claimed from the front so far
+    stopped = [False] * n
+    back = [0] * n  # tiles taken from the back
+    delivered = [0.0] * n  # last stolen partial's arrival
+    loop_end = list(ends)
+    events = [(s + max(0, k - lookahead) * p, 0, i, k) for i, (s, p) in enumerate(zip(starts, pace))
+              for k in range(tiles)]
+    events += [(e + free_after, 1, i, 0) for i, e in enumerate(ends)]
+    heapq.heapify(events)
+    while events:
+        t, kind, i, k = heapq.heappop(events)
+        if kind == 0:  # owner i claims its tile k
+            if stopped[i]:
+                continue
+            if k >= tiles - back[i]:
+                stopped[i] = True
+                loop_end[i] = starts[i] + k * pace[i]
+            else:
+                claimed[i] = k + 1
+            continue
+        # program i is free: the victim with the most unclaimed tiles
+        left, victim = max((tiles - claimed[v] - back[v], v) for v in range(n) if not stopped[v] and v != i)
+        if left < 1:
+            continue
+        back[victim] += 1
+        done = t + overhead + pace[i]
+        delivered[victim] = max(delivered[victim], done)
+        heapq.heappush(events, (done, 1, i, 0))
+    return max(max(loop_end[v], delivered[v]) + (merge_cost if back[v] else 0.0) for v in range(n)), sum(back)
+
+
 def explained_share(values, group_of):
     """Share of the variance of `values` (key -> number) explained by the means of the groups
     group_of(key), and the share groups of those sizes explain by chance."""
@@ -117,6 +164,8 @@ def main():
     parser.add_argument("--steps", action="store_true", help="the last program's merge, step by step")
     parser.add_argument("--coupling", action="store_true", help="loop-time variance explained by grid axes")
     parser.add_argument("--tiles", type=int, default=0, help="tiles per program's loop: also share by whole tiles")
+    parser.add_argument("--steal", type=float, default=None,
+                        help="with --tiles: simulate stealing from the back at this cost (us) per stolen tile")
     args = parser.parse_args()
     per_sm_runs = []
     for launch in launches(args.raw):
@@ -148,6 +197,15 @@ def main():
             print(f"  shared by whole tiles ({args.tiles} per program, one in flight): last loop end"
                   f" {by_tiles:.2f} ({last - by_tiles:.2f} earlier); across the whole grid (any program"
                   f" any tile) {grid:.2f} ({last - grid:.2f} earlier)")
+        if args.steal is not None:
+            first = {p["key"]: (p["entry"] - t0 + p["points"][WAIT1]) / 1e3 for p in programs}
+            keys = list(loop_end)
+            for lookahead, free_after in ((2, 0.0), (2, 1.0), (1, 0.0)):
+                end, taken = stolen_from_the_back([first[k] for k in keys], [loop_end[k] for k in keys],
+                                                  args.tiles, args.steal, free_after, lookahead)
+                print(f"  stolen from the back ({args.steal:.1f} us per stolen tile, owners claiming"
+                      f" {lookahead} ahead, thieves free {free_after:.1f} us after their loop): last end"
+                      f" {end:.2f} ({last - end:.2f} earlier), {taken} tiles stolen")
         if args.coupling:
             loop_time = {p["key"]: (p["points"][EPILOGUE] - p["points"][WAIT1]) / 1e3 for p in programs}
             axes = {"x": (0,), "y": (1,), "z": (2,), "x,y": (0, 1), "x,z": (0, 2), "y,z": (1, 2)}
