@@ -167,6 +167,8 @@ def main():
     parser.add_argument("--steal", type=float, default=None,
                         help="with --tiles: simulate stealing from the back at this cost (us) per stolen tile")
     args = parser.parse_args()
+    if args.steal is not None and args.tiles <= 0:
+        parser.error("--steal needs --tiles N (the tiles of each program's loop)")
     per_sm_runs = []
     for launch in launches(args.raw):
         programs = [p for p in launch["programs"] if p["points"][EPILOGUE] > 0]
