@@ -58,6 +58,14 @@ KV_LAYOUT = os.environ.get("KV_LAYOUT", "standard")
 if KV_LAYOUT not in ("standard", "shuffled", "hnd"):
     sys.exit(f"KV_LAYOUT={KV_LAYOUT!r}: want 'standard', 'shuffled' or 'hnd'")
 TJ_LAYOUT = "standard" if KV_LAYOUT == "hnd" else KV_LAYOUT
+# HEAD_PACK=2 (a measurement of memory order, tilejit's variants only, not the op): each
+# program reads two adjacent kv heads as one head of twice the size - a [blocks, block, kv
+# heads / 2, 2 x head] view of the standard cache, so a program's share of a token row is one
+# run of 2 x head elements - with each q head zero outside its own kv head's half: the dot's
+# other half adds 0, and the output's other half (the wrong head's values) is dropped.
+HEAD_PACK = int(os.environ.get("HEAD_PACK", "1"))
+if HEAD_PACK not in (1, 2) or (HEAD_PACK == 2 and KV_LAYOUT != "standard"):
+    sys.exit(f"HEAD_PACK={HEAD_PACK}: want 1, or 2 with the standard layout")
 # Extra paged_decode_reduce parameters, e.g. '{"partitions_per_step": 8, "num_warps": 2}'.
 REDUCE_PARAMS = json.loads(os.environ.get("REDUCE_PARAMS", "{}"))
 jit = tilejit.Jit()
@@ -70,11 +78,11 @@ def variant_name(partition, block_n, depth, warps, merge):
             + ("_c" if merge == "c" else "_m" if merge else ""))
 
 
-def kernels(ratio, partition, block_n, depth, warps, merge, partitions, merge_head_count):
+def kernels(ratio, partition, block_n, depth, warps, merge, partitions, merge_head_count, head_size=D):
     key = (ratio, partition, block_n, depth, warps, merge, merge_step(partitions), merge_head_count,
-           partitions if merge == "c" else None)
+           partitions if merge == "c" else None, head_size)
     if key not in _kernels:
-        common = dict(dtype="bf16", head_size=D, gqa_ratio=ratio, q_rows=16,
+        common = dict(dtype="bf16", head_size=head_size, gqa_ratio=ratio, q_rows=16,
                       partition_size=partition)
         merging = dict(cluster_size=partitions) if merge == "c" else dict(merge_in_kernel=merge)
         params = dict(dict(block_size=BS, block_n=block_n, num_warps=warps, prefetch_depth=depth,
@@ -83,7 +91,7 @@ def kernels(ratio, partition, block_n, depth, warps, merge, partitions, merge_he
         dec = jit.load(DECODE_TEMPLATE, **params, **common)
         # No merge kernel where the split-K kernel merges itself.
         red = None if merge else jit.load("paged_decode_reduce", **dict(dict(
-            dtype="bf16", head_size=D, partition_size=partition,
+            dtype="bf16", head_size=head_size, partition_size=partition,
             partitions_per_step=merge_step(partitions), heads_per_program=merge_head_count),
             **REDUCE_PARAMS))
         _kernels[key] = (dec, red)
@@ -120,18 +128,18 @@ def run_case(hq, hkv, b, ctx):
             return float("nan")
         return max(rel_err(o[s], r) for s, r in refs.items())
 
-    def timed(name, fn):
+    def timed(name, fn, timed_fn=None):
         try:
-            timed_or_raise(name, fn)
+            timed_or_raise(name, fn, timed_fn or fn)
         except Exception as e:  # noqa: BLE001  (a peer without this shape loses its row, not the cell)
             rec[f"{name}_error"] = repr(e)[:300]
 
-    def timed_or_raise(name, fn):
+    def timed_or_raise(name, fn, timed_fn):
         out.fill_(float("nan"))
         fn()
         torch.cuda.synchronize()
         rec[f"{name}_relerr"] = check(out)
-        r = bench(fn)
+        r = bench(timed_fn)
         rec[f"{name}_us"] = r["median_ms"] * 1e3
         rec[f"{name}_TBps"] = kv_bytes / (r["median_ms"] * 1e-3) / 1e12
         rec[name] = r
@@ -144,23 +152,45 @@ def run_case(hq, hkv, b, ctx):
         tj_k, tj_v = k_cache, v_cache
     # tilejit, one partition size at a time
     slopes = torch.zeros(hq, dtype=torch.float32, device=dev)
-    arrivals = torch.zeros(b, hkv, dtype=torch.int32, device=dev)
+    # With HEAD_PACK=2 the kernels see kv heads / 2 heads of 2 x D (HEAD_PACK's comment).
+    pack_d, pack_hkv = D * HEAD_PACK, hkv // HEAD_PACK
+    pack_k, pack_v = tj_k, tj_v
+    if HEAD_PACK == 2:
+        pack_k, pack_v = (c.view(c.shape[0], BS, pack_hkv, pack_d) for c in (k_cache, v_cache))
+        half = (torch.arange(hq, device=dev) // (hq // hkv)) % 2  # which half holds each q head
+        tj_q = torch.zeros(b, hq, 2, D, dtype=q.dtype, device=dev)
+        tj_q[:, torch.arange(hq, device=dev), half] = q
+        tj_q = tj_q.view(b, hq, pack_d)
+        tj_out = torch.empty(b, hq, pack_d, dtype=out.dtype, device=dev)
+    else:
+        tj_q, tj_out = q, out
+    arrivals_tj = torch.zeros(b, pack_hkv, dtype=torch.int32, device=dev)
     for partition, block_n, depth, warps, merge in VARIANTS:
         parts = max(1, math.ceil(ctx / partition))
         if merge == "c" and not 2 <= parts <= 8:
             continue
-        dec, red = kernels(hq // hkv, partition, block_n, depth, warps, merge, parts, merge_heads(b, hq, merge_step(parts)))
-        p_out = torch.empty(b, parts, hq, D, dtype=torch.float32, device=dev)
+        dec, red = kernels(hq // pack_hkv, partition, block_n, depth, warps, merge, parts,
+                           merge_heads(b, hq, merge_step(parts)), head_size=pack_d)
+        p_out = torch.empty(b, parts, hq, pack_d, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
-        dargs = dec.make_args(out, p_out, p_lse, q, tj_k, tj_v, block_table, seq_lens, slopes,
-                              arrivals, scale, 0.0, 0)
-        rargs = red.make_args(out, p_out, p_lse, seq_lens) if red is not None else None
+        dargs = dec.make_args(tj_out, p_out, p_lse, tj_q, pack_k, pack_v, block_table, seq_lens, slopes,
+                              arrivals_tj, scale, 0.0, 0)
+        rargs = red.make_args(tj_out, p_out, p_lse, seq_lens) if red is not None else None
 
         def f_tj(dec=dec, red=red, dargs=dargs, rargs=rargs):
             dec.launch_args(dargs)
             if red is not None:
                 red.launch_args(rargs)
-        timed(f"tilejit_{variant_name(partition, block_n, depth, warps, merge)}", f_tj)
+        name = f"tilejit_{variant_name(partition, block_n, depth, warps, merge)}"
+        if HEAD_PACK == 2:
+            # Checked on each q head's own half (copied out after one run), timed without it.
+            def f_check(f_tj=f_tj):
+                f_tj()
+                out.copy_(tj_out.view(b, hq, 2, D)[:, torch.arange(hq, device=dev), half])
+            tj_out.fill_(float("nan"))
+            timed(name, f_check, timed_fn=f_tj)
+        else:
+            timed(name, f_tj)
         del p_out, p_lse
 
     # The op as an engine embeds it: tilejit.PagedDecode with the grid it serves picks the
@@ -204,7 +234,7 @@ def run_case(hq, hkv, b, ctx):
                                  splits, scale, page_size=BS)
         timed(f"decode_s{splits}", f_dec)
     write(rec)
-    del k_cache, v_cache, tj_k, tj_v
+    del k_cache, v_cache, tj_k, tj_v, pack_k, pack_v
     torch.cuda.empty_cache()
     return rec
 
