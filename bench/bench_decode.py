@@ -155,6 +155,10 @@ def run_case(hq, hkv, b, ctx):
     # With HEAD_PACK=2 the kernels see kv heads / 2 heads of 2 x D (HEAD_PACK's comment).
     pack_d, pack_hkv = D * HEAD_PACK, hkv // HEAD_PACK
     pack_k, pack_v = tj_k, tj_v
+    if HEAD_PACK == 2 and (hkv % 2 or 2 * (hq // hkv) > 16):
+        rec["tilejit_error"] = f"HEAD_PACK=2 needs an even kv head count and 2 x GQA ratio <= 16 (q_rows)"
+        write(rec)
+        return rec
     if HEAD_PACK == 2:
         pack_k, pack_v = (c.view(c.shape[0], BS, pack_hkv, pack_d) for c in (k_cache, v_cache))
         half = (torch.arange(hq, device=dev) // (hq // hkv)) % 2  # which half holds each q head

@@ -101,7 +101,7 @@ def stolen_from_the_back(starts, ends, tiles, overhead, free_after, lookahead=2,
     loop_end = list(ends)
     events = [(s + max(0, k - lookahead) * p, 0, i, k) for i, (s, p) in enumerate(zip(starts, pace))
               for k in range(tiles)]
-    events += [(e + free_after, 1, i, 0) for i, e in enumerate(ends)]
+    events += [(e + free_after, 1, i, 0) for i, e in enumerate(ends)]  # 0: its own loop's end
     heapq.heapify(events)
     while events:
         t, kind, i, k = heapq.heappop(events)
@@ -111,9 +111,13 @@ def stolen_from_the_back(starts, ends, tiles, overhead, free_after, lookahead=2,
             if k >= tiles - back[i]:
                 stopped[i] = True
                 loop_end[i] = starts[i] + k * pace[i]
+                # Free earlier than measured: its last tiles went to others.
+                heapq.heappush(events, (max(t, loop_end[i]) + free_after, 1, i, 1))
             else:
                 claimed[i] = k + 1
             continue
+        if k == 0 and stopped[i]:
+            continue  # the measured loop end no longer holds (pushed again above)
         # program i is free: the victim with the most unclaimed tiles
         left, victim = max((tiles - claimed[v] - back[v], v) for v in range(n) if not stopped[v] and v != i)
         if left < 1:
@@ -121,7 +125,7 @@ def stolen_from_the_back(starts, ends, tiles, overhead, free_after, lookahead=2,
         back[victim] += 1
         done = t + overhead + pace[i]
         delivered[victim] = max(delivered[victim], done)
-        heapq.heappush(events, (done, 1, i, 0))
+        heapq.heappush(events, (done, 1, i, 1))
     return max(max(loop_end[v], delivered[v]) + (merge_cost if back[v] else 0.0) for v in range(n)), sum(back)
 
 
