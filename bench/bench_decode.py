@@ -154,12 +154,12 @@ def run_case(hq, hkv, b, ctx):
     slopes = torch.zeros(hq, dtype=torch.float32, device=dev)
     # With HEAD_PACK=2 the kernels see kv heads / 2 heads of 2 x D (HEAD_PACK's comment).
     pack_d, pack_hkv = D * HEAD_PACK, hkv // HEAD_PACK
-    pack_k, pack_v = tj_k, tj_v
+    pack_k, pack_v, variants = tj_k, tj_v, VARIANTS
     if HEAD_PACK == 2 and (hkv % 2 or 2 * (hq // hkv) > 16):
-        rec["tilejit_error"] = f"HEAD_PACK=2 needs an even kv head count and 2 x GQA ratio <= 16 (q_rows)"
-        write(rec)
-        return rec
-    if HEAD_PACK == 2:
+        # The cell keeps its op and peer rows; only the packed variants have no shape here.
+        rec["tilejit_error"] = "HEAD_PACK=2 needs an even kv head count and 2 x GQA ratio <= 16 (q_rows)"
+        variants = []
+    elif HEAD_PACK == 2:
         pack_k, pack_v = (c.view(c.shape[0], BS, pack_hkv, pack_d) for c in (k_cache, v_cache))
         half = (torch.arange(hq, device=dev) // (hq // hkv)) % 2  # which half holds each q head
         tj_q = torch.zeros(b, hq, 2, D, dtype=q.dtype, device=dev)
@@ -168,8 +168,8 @@ def run_case(hq, hkv, b, ctx):
         tj_out = torch.empty(b, hq, pack_d, dtype=out.dtype, device=dev)
     else:
         tj_q, tj_out = q, out
-    arrivals_tj = torch.zeros(b, pack_hkv, dtype=torch.int32, device=dev)
-    for partition, block_n, depth, warps, merge in VARIANTS:
+    arrivals = torch.zeros(b, pack_hkv, dtype=torch.int32, device=dev)
+    for partition, block_n, depth, warps, merge in variants:
         parts = max(1, math.ceil(ctx / partition))
         if merge == "c" and not 2 <= parts <= 8:
             continue
@@ -178,7 +178,7 @@ def run_case(hq, hkv, b, ctx):
         p_out = torch.empty(b, parts, hq, pack_d, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
         dargs = dec.make_args(tj_out, p_out, p_lse, tj_q, pack_k, pack_v, block_table, seq_lens, slopes,
-                              arrivals_tj, scale, 0.0, 0)
+                              arrivals, scale, 0.0, 0)
         rargs = red.make_args(tj_out, p_out, p_lse, seq_lens) if red is not None else None
 
         def f_tj(dec=dec, red=red, dargs=dargs, rargs=rargs):

@@ -195,8 +195,9 @@ def main():
         print(f"  last loop end {last:.2f}; with each cluster's tiles shared perfectly {balanced:.2f}"
               f" ({last - balanced:.2f} earlier); cluster exit - its last loop end: median"
               f" {statistics.median(merge):.2f}")
+        # Each program's first tile in hand (us after the launch's first entry).
+        first = {p["key"]: (p["entry"] - t0 + p["points"][WAIT1]) / 1e3 for p in programs}
         if args.tiles:
-            first = {p["key"]: (p["entry"] - t0 + p["points"][WAIT1]) / 1e3 for p in programs}
             by_tiles = max(shared_by_tiles([first[k] for k in ks], [loop_end[k] for k in ks], args.tiles)
                            for ks in clusters.values())
             grid = shared_by_tiles([first[k] for k in loop_end], list(loop_end.values()), args.tiles)
@@ -204,7 +205,6 @@ def main():
                   f" {by_tiles:.2f} ({last - by_tiles:.2f} earlier); across the whole grid (any program"
                   f" any tile) {grid:.2f} ({last - grid:.2f} earlier)")
         if args.steal is not None:
-            first = {p["key"]: (p["entry"] - t0 + p["points"][WAIT1]) / 1e3 for p in programs}
             keys = list(loop_end)
             for lookahead, free_after in ((2, 0.0), (2, 1.0), (1, 0.0)):
                 end, taken = stolen_from_the_back([first[k] for k in keys], [loop_end[k] for k in keys],
