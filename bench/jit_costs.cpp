@@ -11,7 +11,9 @@
 //                               compiles the default parameters, the later ones hit);
 //                               `warm preload-nvrtc` first times dlopen of libnvrtc alone
 //   tilejit_bench_jit launch -- host cost of Device::launch (median of 10^4 calls) and of one
-//                               CUDA graph replay of the same launch
+//                               CUDA graph replay of the same launch; on CUDA also the
+//                               driver's floor (cuLaunchKernel of an empty kernel) and what
+//                               cuCtxGetCurrent / cuCtxSetCurrent cost alone
 //   tilejit_bench_jit validate -- the runtime's own share of that: Device::launch of a grid
 //                               with no program (arguments checked, shapes bound, grid
 //                               evaluated, nothing handed to the driver), any device
@@ -209,6 +211,20 @@ int driverFloor(const std::string& target) {
   }
   (void)TJ_CU_CHECK(**api, cuCtxSynchronize);
   std::printf("{\"mode\":\"driver_floor\",\"median_us\":%.3f}\n", median(costs));
+  // What each launch's making the context current costs: the check Device::launch does, and
+  // the set it skips where the context already is current.
+  cuda::CUcontext current = nullptr;
+  std::vector<double> gets, sets;
+  for (int i = 0; i < 10000; ++i) {
+    auto t = Clock::now();
+    (void)(*api)->cuCtxGetCurrent(&current);
+    gets.push_back(since(t) * 1e6);
+    t = Clock::now();
+    (void)(*api)->cuCtxSetCurrent(current);
+    sets.push_back(since(t) * 1e6);
+  }
+  std::printf("{\"mode\":\"context_calls\",\"get_current_us\":%.3f,\"set_current_us\":%.3f}\n",
+              median(gets), median(sets));
   return 0;
 }
 

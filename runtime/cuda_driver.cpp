@@ -62,6 +62,7 @@ absl::StatusOr<LoadedDriver*> loadDriver() {
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuDevicePrimaryCtxRetain, {"cuDevicePrimaryCtxRetain"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuDevicePrimaryCtxRelease,
                              {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease"}));
+  TJ_RETURN_IF_ERROR(resolve(lib, api.cuCtxGetCurrent, {"cuCtxGetCurrent"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuCtxSetCurrent, {"cuCtxSetCurrent"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuCtxSynchronize, {"cuCtxSynchronize"}));
   TJ_RETURN_IF_ERROR(resolve(lib, api.cuModuleLoadData, {"cuModuleLoadData"}));
@@ -150,6 +151,9 @@ absl::StatusOr<PrimaryContext> PrimaryContext::retain(int ordinal) {
 }
 
 absl::Status PrimaryContext::makeCurrent() const {
+  CUcontext current = nullptr;
+  if (api().cuCtxGetCurrent(&current) == CUDA_SUCCESS && current == context_)
+    return absl::OkStatus();
   return TJ_CU_CHECK(api(), cuCtxSetCurrent, context_);
 }
 

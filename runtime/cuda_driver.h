@@ -78,6 +78,7 @@ struct DriverApi {
   CUresult (*cuDeviceGetName)(char* name, int length, CUdevice device);
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext* context, CUdevice device);
   CUresult (*cuDevicePrimaryCtxRelease)(CUdevice device);
+  CUresult (*cuCtxGetCurrent)(CUcontext* context);
   CUresult (*cuCtxSetCurrent)(CUcontext context);
   CUresult (*cuCtxSynchronize)();
   CUresult (*cuModuleLoadData)(CUmodule* module, const void* image);
@@ -132,7 +133,8 @@ class PrimaryContext {
   ~PrimaryContext();
 
   // Makes the context current on the calling thread (every public entry point does this,
-  // since callers may use several threads).
+  // since callers may use several threads). Where it already is - every launch but a thread's
+  // first - this is one cuCtxGetCurrent, a thread-local read, not a cuCtxSetCurrent.
   absl::Status makeCurrent() const;
   CUcontext get() const { return context_; }
   CUdevice device() const { return device_; }
