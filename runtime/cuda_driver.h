@@ -133,8 +133,8 @@ class PrimaryContext {
   ~PrimaryContext();
 
   // Makes the context current on the calling thread (every public entry point does this,
-  // since callers may use several threads). Where it already is - every launch but a thread's
-  // first - this is one cuCtxGetCurrent, a thread-local read, not a cuCtxSetCurrent.
+  // since callers may use several threads). Where it already is current (the usual case: the
+  // same thread launching again) this is one cuCtxGetCurrent, not a cuCtxSetCurrent.
   absl::Status makeCurrent() const;
   CUcontext get() const { return context_; }
   CUdevice device() const { return device_; }
