@@ -1,6 +1,7 @@
-"""Each measured cell of one or more bench_decode.py runs, in order: the op's time, the best
-peer's and the speed-up (the figure the 1.25x goal reads), one line per record, so that
-repeated runs of a few cells (CELLS=...) show their spread.
+"""Each measured cell of a bench_decode.py run, in order: the op's time, the best peer's and
+the speed-up (the figure the 1.25x goal reads), one line per record, so that repeated runs of
+a few cells (CELLS=...) show their spread; first the run's read ceiling (the speed-up of a
+cell that streams at the ceiling moves with it from host to host).
 
     python3 bench/decode_cells.py RUN/decode_tilejit.jsonl
 """
@@ -10,7 +11,10 @@ from decode_goals import best_peer, cell_name, measured, read_run, speedup
 
 
 def main(path):
-    for r in measured(read_run(path)):
+    rows = read_run(path)
+    ceilings = [r["TBps"] for r in rows if r.get("item") == "read_ceiling"]
+    print(f"read ceiling {ceilings[-1]:.3f} TB/s" if ceilings else "read ceiling: not measured in this run")
+    for r in measured(rows):
         peer, t = best_peer(r), r["tilejit_op_us"]
         print(f"{cell_name(r)}  op {t:.2f}  peer {peer or float('nan'):.1f}  {speedup(peer, t)}")
 

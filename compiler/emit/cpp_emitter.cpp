@@ -59,7 +59,7 @@ class BodyEmitter {
 
   // Tiles the placement pass put in shared memory (placed loads' results and the loop values
   // they are carried through) and their buffers' offsets in the kernel's dynamic shared
-  // memory (buffers in id order, each on a 128-byte line by construction). Call before emitBlock.
+  // memory (buffers in id order, each on a 128-byte line by construction). Call before emitKernelBody.
   void findSharedTiles() {
     shared_ = placedTileValues(kernel_);
     transposed_ = placedTileValues(kernel_, /*transposedOnly=*/true);
@@ -71,7 +71,9 @@ class BodyEmitter {
 
   int64_t dynamicSharedBytes() const { return dynamicSharedBytes_; }
 
-  absl::Status emitBlock(Block& block, int indent) {
+  // The kernel's body: the per-kernel objects (async copy record, row exchange, a cluster
+  // merge's setup) declared once at its top, then its ops.
+  absl::Status emitKernelBody(Block& block, int indent) {
     if (!shared_.empty()) {
       // One record of the kernel's asynchronous copies: placed loads commit to it, dots wait
       // on it for the copies they read.
@@ -767,7 +769,7 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
   }
   out += "};\n\n";
   out += absl::StrCat("TJ_KERNEL_ENTRY(", metadata.entry, ", ", argsType, ") {\n");
-  TJ_RETURN_IF_ERROR(body.emitBlock(kernel.getBody().front(), 1));
+  TJ_RETURN_IF_ERROR(body.emitKernelBody(kernel.getBody().front(), 1));
   out += "}\n";
   return emitted;
 }

@@ -22,6 +22,8 @@ for i in 1 2 3 4; do
     MERGE_IN_KERNEL=c timeout 100 python3 bench/bench_decode.py > $R/b16_$i.log 2>&1
   (cd bench && python3 decode_goals.py $R/b16_$i/decode_tilejit.jsonl) > $R/b16_$i/goals.txt 2>&1
 done
+# (The summary below is bench/decode_cells.py with each run's read ceiling; decode_cells.py
+# prints the ceiling itself since this call, so a later script calls it per run instead.)
 python3 - $R/b16_*/decode_tilejit.jsonl > $R/b16_summary.txt <<'PY'
 import json, sys
 sys.path.insert(0, "bench"); from decode_goals import best_peer, cell_name, read_run, measured
