@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/cuda_driver.h"
+#include "runtime/backends/cuda/cuda_driver.h"
 #include "runtime/device.h"
 #include "support/status.h"
 
