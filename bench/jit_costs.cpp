@@ -31,7 +31,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/embedded_files.h"
 #include "compiler/jit_compiler.h"
-#include "runtime/cuda_driver.h"
+#include "runtime/backends/cuda/cuda_driver.h"
 #include "support/dynamic_library.h"
 #include "tools/harness/kernel_case.h"
 

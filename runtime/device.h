@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -68,11 +69,17 @@ class Device {
                                     Stream stream) = 0;
 };
 
+// Factories of the CPU and CUDA backends (runtime/backends/), kept here for the callers that
+// name one; a backend added later declares its own in its folder.
 // The CPU backend (always available).
 std::unique_ptr<Device> createCpuDevice();
 // The first CUDA device through libcuda.so.1; "no NVIDIA driver" style errors when absent.
 absl::StatusOr<std::unique_ptr<Device>> createCudaDevice(int ordinal = 0);
-// The best device present: CUDA if a driver and a GPU exist, else the CPU.
+// The best device present: the first device backend by rank (runtime/device_registry.h) that
+// has one, so a GPU if a driver and a GPU exist, else the CPU (never null). `whyNotGpu` gets
+// why each backend before it had none ("; " between backends), or is cleared.
 std::unique_ptr<Device> createBestDevice(std::string* whyNotGpu = nullptr);
+// The device that runs `target` ("sm_90", "host"), or an error listing what this machine has.
+absl::StatusOr<std::unique_ptr<Device>> createDeviceForTarget(std::string_view target);
 
 }  // namespace tilejit

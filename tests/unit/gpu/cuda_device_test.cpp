@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "compiler/toolchains/toolchain.h"
-#include "runtime/cuda_driver.h"
+#include "runtime/backends/cuda/cuda_driver.h"
 #include "runtime/device.h"
 
 namespace tilejit {

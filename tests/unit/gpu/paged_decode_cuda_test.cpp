@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "../device_suite.h"
-#include "runtime/cuda_driver.h"
+#include "runtime/backends/cuda/cuda_driver.h"
 #include "tools/harness/host_tensor.h"
 
 #include <cmath>

@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/device.h"
+#include "runtime/device_registry.h"
 #include "support/status.h"
 
 namespace tilejit {
@@ -302,5 +303,11 @@ class CpuDevice : public Device {
 }  // namespace
 
 std::unique_ptr<Device> createCpuDevice() { return std::make_unique<CpuDevice>(); }
+
+// Last in the search: it always has a device.
+DeviceBackend cpuDeviceBackend() {
+  return {"cpu", 1000, [](std::string_view target) { return target == "host"; },
+          [] { return absl::StatusOr<std::unique_ptr<Device>>(createCpuDevice()); }};
+}
 
 }  // namespace tilejit

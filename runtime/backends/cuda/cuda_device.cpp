@@ -5,8 +5,9 @@
 #include <string_view>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/cuda_driver.h"
+#include "runtime/backends/cuda/cuda_driver.h"
 #include "runtime/device.h"
+#include "runtime/device_registry.h"
 #include "support/status.h"
 
 namespace tilejit {
@@ -234,14 +235,9 @@ absl::StatusOr<std::unique_ptr<Device>> createCudaDevice(int ordinal) {
                                                               minor, maxGrid, sharedOptin));
 }
 
-std::unique_ptr<Device> createBestDevice(std::string* whyNotGpu) {
-  absl::StatusOr<std::unique_ptr<Device>> cuda = createCudaDevice(0);
-  if (cuda.ok()) {
-    if (whyNotGpu) whyNotGpu->clear();
-    return *std::move(cuda);
-  }
-  if (whyNotGpu) *whyNotGpu = std::string(cuda.status().message());
-  return createCpuDevice();
+DeviceBackend cudaDeviceBackend() {
+  return {"cuda", 100, [](std::string_view target) { return target.substr(0, 3) == "sm_"; },
+          [] { return createCudaDevice(0); }};
 }
 
 }  // namespace tilejit

@@ -1,4 +1,4 @@
-#include "runtime/cuda_driver.h"
+#include "runtime/backends/cuda/cuda_driver.h"
 
 #include <utility>
 
