@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "dialects/tj/TjDialect.h"
 #include "mlir/Pass/PassManager.h"
+#include "support/status.h"
 
 namespace tilejit {
 
@@ -16,6 +17,13 @@ void CompilerBackend::registerPasses() const {}
 int64_t CompilerBackend::libraryScratchBytes(mlir::Operation*) const { return 0; }
 
 int64_t CompilerBackend::perProgramReservedBytes() const { return 0; }
+
+absl::StatusOr<std::string> CompilerBackend::emitPrelude(const KernelPrelude& kernel,
+                                                         KernelMetadata& metadata) const {
+  metadata.dynamicSharedBytes = kernel.dynamicSharedBytes;
+  TJ_ASSIGN_OR_RETURN(metadata.clusterPrograms, clusterProgramsOf(kernel.kernel, metadata, *kernel.target));
+  return std::string();
+}
 
 int64_t CompilerBackend::programsThatFit(const TargetDescription& target,
                                          int64_t bytesPerProgram) const {

@@ -62,8 +62,9 @@ class CompilerBackend {
   // The `#define`s the emitted TU states before including tj/device.h (TJ_THREADS aside),
   // from the kernel and its reserved launch parameters; fills the launch metadata they decide
   // (clusterPrograms, dynamicSharedBytes). Fails on a reserved parameter the target refuses.
+  // By default none: the reserved parameters are only checked (cluster_size 1 off clusters).
   virtual absl::StatusOr<std::string> emitPrelude(const KernelPrelude& kernel,
-                                                  KernelMetadata& metadata) const = 0;
+                                                  KernelMetadata& metadata) const;
 
   // The toolchain for one of this backend's targets. A backend with several (hiprtc, comgr,
   // in-process LLVM) picks by what is present and says what it tried when none is.

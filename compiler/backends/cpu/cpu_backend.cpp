@@ -4,7 +4,6 @@
 
 #include "compiler/backends/backend.h"
 #include "compiler/backends/cpu/host_cxx_toolchain.h"
-#include "support/status.h"
 
 namespace tilejit {
 namespace {
@@ -20,14 +19,8 @@ class CpuBackend : public CompilerBackend {
              static_cast<int64_t>(std::thread::hardware_concurrency()), 1024, 1 << 30, 0, 0, {}}};
   }
 
-  // The library has no scratch and no occupancy to hint: only the reserved parameters'
-  // checks apply (a cluster_size other than 1 is refused).
-  absl::StatusOr<std::string> emitPrelude(const KernelPrelude& kernel,
-                                          KernelMetadata& metadata) const override {
-    metadata.dynamicSharedBytes = kernel.dynamicSharedBytes;
-    TJ_ASSIGN_OR_RETURN(metadata.clusterPrograms, clusterProgramsOf(kernel.kernel, metadata, *kernel.target));
-    return std::string();
-  }
+  // The default prelude (no defines) fits: the library has no scratch and no occupancy to
+  // hint; the reserved parameters are still checked (a cluster_size other than 1 is refused).
 
   absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(
       const TargetDescription& target, const std::string&) const override {

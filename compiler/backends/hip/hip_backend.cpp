@@ -2,7 +2,6 @@
 // exist so far: no device library (templates/device/hip) and no toolchain in this build.
 #include "absl/strings/str_cat.h"
 #include "compiler/backends/backend.h"
-#include "support/status.h"
 
 namespace tilejit {
 namespace {
@@ -32,13 +31,7 @@ class HipBackend : public CompilerBackend {
     };
   }
 
-  // No library yet to size a scratch for; the reserved parameters are still checked.
-  absl::StatusOr<std::string> emitPrelude(const KernelPrelude& kernel,
-                                          KernelMetadata& metadata) const override {
-    metadata.dynamicSharedBytes = kernel.dynamicSharedBytes;
-    TJ_ASSIGN_OR_RETURN(metadata.clusterPrograms, clusterProgramsOf(kernel.kernel, metadata, *kernel.target));
-    return std::string();
-  }
+  // The default prelude (no defines) until a library here has a scratch to size.
 
   absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(
       const TargetDescription& target, const std::string&) const override {
