@@ -18,9 +18,11 @@ struct EmbeddedFile {
 
 const std::vector<EmbeddedFile>& embeddedFiles();
 
-// The device library of one backend as (include name, content) pairs, e.g. ("tj/device.h",
-// ...). When $TILEJIT_DEVICE_LIB_DIR is set, the headers are read from that folder instead
-// (kernel authors editing the library without rebuilding).
+// The device library of one backend (its folder under device/) and the common kernel ABI
+// (device/common/) as (include name, content) pairs, e.g. ("tj/device.h", ...), sorted by
+// name. When $TILEJIT_DEVICE_LIB_DIR is set, the headers are read from that folder instead
+// (kernel authors editing the library without rebuilding); without a common/ there, the
+// embedded one is used.
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> deviceLibraryHeaders(
     std::string_view backend);
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cache/cache_key.h"
+#include "compiler/backends/registry.h"
 #include "compiler/embedded_files.h"
 #include "compiler/emit/cpp_emitter.h"
 #include "compiler/specialize/specializer.h"
@@ -85,7 +86,8 @@ struct JitCompiler::Impl {
       const std::string& backend) {
     auto it = headers.find(backend);
     if (it == headers.end()) {
-      TJ_ASSIGN_OR_RETURN(auto list, deviceLibraryHeaders(backend));
+      TJ_ASSIGN_OR_RETURN(const CompilerBackend* compilerBackend, lookupBackend(backend));
+      TJ_ASSIGN_OR_RETURN(auto list, deviceLibraryHeaders(compilerBackend->deviceLibraryFolder()));
       it = headers.emplace(backend, std::move(list)).first;
     }
     return &it->second;

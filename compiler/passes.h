@@ -1,18 +1,10 @@
-// Passes of the tilejit compiler, registered for tj-opt and used by the specializer.
+// Target-neutral passes of the tilejit compiler, registered for tj-opt and used by the
+// specializer. Each backend declares its own target passes in its folder.
 #pragma once
 
-#include <map>
 #include <memory>
-#include <optional>
 
-#include "llvm/ADT/DenseSet.h"
-#include "mlir/IR/Value.h"
 #include "mlir/Pass/Pass.h"
-
-namespace mlir::tj {
-class ClusterMergeStoreOp;
-class DotOp;
-}
 
 namespace tilejit {
 
@@ -25,62 +17,7 @@ std::unique_ptr<mlir::Pass> createRefineTileShapesPass();
 // attribute is consumed; a marked loop without a one-step-ahead tj.paged_load is an error.
 std::unique_ptr<mlir::Pass> createDeepenLoopPrefetchPass();
 
-// GPU targets: loads whose tiles only feed tensor-core dots (directly or through scf.for
-// iter_args) copy asynchronously into shared memory. `sharedBytes` is what a program may
-// use in all; the device library's scratch (libraryScratchBytes) comes out of it first.
-std::unique_ptr<mlir::Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sharedBytes);
-
-// GPU targets: tiles in a tensor-core dot's accumulator, and the values computed from them
-// elementwise, reduced along their rows or broadcast back over them, take the dot's register
-// layout (#tj.mma, #tj.mma_rows); tj.convert_layout is inserted where layouts meet.
-std::unique_ptr<mlir::Pass> createAssignMmaLayoutsPass();
-
-// Whether the device library computes `dot` on tensor cores (f16/bf16 operands, static
-// M % 16, N % 8, K % 16): the dots whose operands may sit in shared memory and whose
-// accumulator may keep the fragment layout.
-bool isTensorCoreDot(mlir::tj::DotOp dot);
-
-// Shared memory a program may use when the target description does not say (the pass's
-// default for tj-opt): CUDA's limit without the dynamic opt-in.
-constexpr int64_t kDefaultSharedBytes = 48 * 1024;
-
-// Bytes of one placed buffer: `slots` copies of the tile in the device library's SharedTile
-// row layout (rows of an even number of 16-byte pieces padded to a stride of 2 mod 4 pieces,
-// others unpadded), rounded up to a 128-byte line.
-int64_t placedBufferBytes(mlir::RankedTensorType tile, int64_t slots);
-
-// Bytes of each placed buffer of a kernel, by buffer id (the dynamic shared memory the
-// emitter lays them out in, in id order).
-std::map<int64_t, int64_t> placedBufferSizes(mlir::Operation* kernel);
-
-// Whether tj.cluster_merge_store stages its partial in the kernel's dynamic shared memory
-// (over the placed buffers, dead by then: it is the kernel's last use of shared memory)
-// instead of the library's scratch, which then need not hold it.
-bool clusterMergeStagesInPlacedBuffers(mlir::tj::ClusterMergeStoreOp merge);
-
-// The device library's scratch buffer for a kernel (TJ_SMEM_BYTES): the largest tile in f32,
-// a power of two in [2 KiB, 32 KiB] (and room for a dot's padded result band), so a kernel of
-// small tiles does not reserve the maximum.
-// Tiles placed in shared memory and tiles in the mma layouts are left out: they are never
-// staged through the scratch whole.
-int64_t libraryScratchBytes(mlir::Operation* kernel);
-
-// The tiles the placement pass put in shared memory under `root`: placed loads' results and
-// the scf.for values they are carried through. `transposedOnly`: those of loads placed
-// transposed (shared_transposed: [cols, rows] in shared memory).
-llvm::DenseSet<mlir::Value> placedTileValues(mlir::Operation* root, bool transposedOnly = false);
-
-// The shape a placed load's tile has in shared memory: its own, or transposed.
-mlir::RankedTensorType placedTileShape(mlir::Operation* load);
-
-// A lower bound on the groups of asynchronous copies committed after those that fill the
-// placed operands of `dot` (`placed`: placedTileValues), on every path to it: the dot may wait
-// with that constant (a wait for fewer pending groups than that waits for its operands too)
-// instead of a distance worked out at run time. None where the analysis cannot tell, or where
-// no operand is placed.
-std::optional<int64_t> copyGroupsCommittedSinceOperands(mlir::tj::DotOp dot,
-                                                        const llvm::DenseSet<mlir::Value>& placed);
-
+// Registers the passes above and every backend's target passes.
 void registerTilejitPasses();
 
 }  // namespace tilejit

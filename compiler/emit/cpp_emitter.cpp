@@ -8,8 +8,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "compiler/backends/cuda/passes.h"
+#include "compiler/backends/registry.h"
 #include "compiler/emit/kernel_signature.h"
-#include "compiler/passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -681,31 +682,6 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
   return unsupported(&op);
 }
 
-// The reserved parameter `cluster_size`: programs per thread-block cluster along grid axis 2
-// (1 or absent: none). Clusters exist only where the target has them, and
-// tj.cluster_merge_store only in a kernel that runs in them.
-absl::StatusOr<int64_t> clusterProgramsOf(tj::KernelOp kernel, const KernelMetadata& metadata,
-                                          const TargetDescription& target) {
-  int64_t programs = 1;
-  for (const auto& [name, value] : metadata.parameters)
-    if (name == "cluster_size" && !absl::SimpleAtoi(value, &programs))
-      return absl::InvalidArgumentError(absl::StrCat("cluster_size '", value, "' is not an integer"));
-  if (programs < 1 || programs > std::max<int64_t>(1, target.maxClusterPrograms))
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cluster_size ", programs, ": target ", target.name,
-        target.maxClusterPrograms > 1
-            ? absl::StrCat(" holds 1..", target.maxClusterPrograms, " programs per cluster")
-            : " has no thread-block clusters (cluster_size must be 1)"));
-  tj::ClusterMergeStoreOp merge;
-  kernel.walk([&](tj::ClusterMergeStoreOp op) { merge = op; });
-  if (merge && programs < 2)
-    return absl::InvalidArgumentError(absl::StrCat(
-        "template '", metadata.templateName,
-        "' merges through a thread-block cluster (tj.cluster_merge_store) but is specialized "
-        "with cluster_size ", programs, "; it needs 2 or more"));
-  return programs;
-}
-
 }  // namespace
 
 absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
@@ -715,7 +691,8 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
   const KernelMetadata& metadata = emitted.metadata;
   tj::KernelOp kernel = specialized.getKernel();
   std::string& out = emitted.source;
-  emitted.sourceName = absl::StrCat(metadata.templateName, target.backend == "cuda" ? ".cu" : ".cpp");
+  TJ_ASSIGN_OR_RETURN(const CompilerBackend* backend, lookupBackend(target.backend));
+  emitted.sourceName = metadata.templateName + std::string(backend->sourceSuffix());
 
   out += absl::StrCat("// tilejit ", kEmitterVersion, ": template ", metadata.templateName,
                       ", target ", target.name, "\n");
@@ -723,30 +700,13 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
   for (const auto& [name, value] : metadata.parameters) parameters.push_back(name + "=" + value);
   out += absl::StrCat("// parameters: ", absl::StrJoin(parameters, " "), "\n");
   out += absl::StrCat("#define TJ_THREADS ", metadata.threadsPerProgram, "\n");
-  // Scratch shared memory for the library's exchanges (reductions, broadcasts, dot staging):
-  // as large as the largest tile in f32, so that a kernel of small tiles does not reserve
-  // (and lose occupancy to) the library's maximum. Backends without shared memory ignore it.
-  int64_t scratchBytes = libraryScratchBytes(kernel);
-  out += absl::StrCat("#define TJ_SMEM_BYTES ", scratchBytes, "\n");
   BodyEmitter body(kernel, out);
-  if (body.rowExchangeRows() > 0)
-    out += absl::StrCat("#define TJ_ROW_EXCHANGE_ROWS ", body.rowExchangeRows(), "\n");
   body.findSharedTiles();
-  emitted.metadata.dynamicSharedBytes = body.dynamicSharedBytes();
-  // The reserved parameter `min_blocks_per_sm` is an occupancy hint for backends that can
-  // trade registers for resident programs (__launch_bounds__ on CUDA); it never asks for more
-  // programs than shared memory lets reside (a multiprocessor has the per-program maximum
-  // plus the 1 KB the hardware reserves per resident program).
-  for (const auto& [name, value] : metadata.parameters) {
-    if (name != "min_blocks_per_sm" || value == "0") continue;
-    int64_t requested = std::stoll(value);
-    int64_t perProgram = scratchBytes + body.dynamicSharedBytes() + 1024;
-    int64_t fit = target.isGpu() ? (target.sharedBytesPerProgram + 1024) / perProgram : requested;
-    out += absl::StrCat("#define TJ_MIN_BLOCKS ", std::max<int64_t>(1, std::min(requested, fit)), "\n");
-  }
-  TJ_ASSIGN_OR_RETURN(emitted.metadata.clusterPrograms, clusterProgramsOf(kernel, metadata, target));
-  if (metadata.clusterPrograms > 1)
-    out += absl::StrCat("#define TJ_CLUSTER_PROGRAMS ", metadata.clusterPrograms, "\n");
+  // The backend's defines: its library's scratch and the reserved launch parameters.
+  KernelPrelude prelude{kernel.getOperation(), &target, body.rowExchangeRows(),
+                        body.dynamicSharedBytes()};
+  TJ_ASSIGN_OR_RETURN(std::string defines, backend->emitPrelude(prelude, emitted.metadata));
+  out += defines;
   out += "#include \"tj/device.h\"\n\n";
 
   std::string argsType = absl::StrCat("tj_args_", kernel.getSymName().str());

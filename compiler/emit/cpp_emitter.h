@@ -19,7 +19,7 @@ inline constexpr const char* kEmitterVersion = "tj-emit-15";
 
 struct EmittedKernel {
   std::string source;       // the translation unit
-  std::string sourceName;   // "merge_attn_states.cu" / ".cpp"
+  std::string sourceName;   // the template name and the backend's source suffix
   KernelMetadata metadata;  // resources left empty: the toolchain reports them
 };
 

@@ -2,6 +2,7 @@
 // `tensor<?x?xf32>` with the extents in a `tile` attribute (`[block_n, head_size]`); after
 // substitution those are integers, and the shapes flow forward through arith/math ops,
 // reductions, dots and scf loops.
+#include "compiler/backends/registry.h"
 #include "compiler/passes.h"
 #include "dialects/tj/TjDialect.h"
 #include "mlir/Pass/Pass.h"
@@ -140,7 +141,6 @@ namespace tilejit {
 void registerTilejitPasses() {
   mlir::PassRegistration<RefineTileShapesPass>();
   mlir::registerPass([] { return createDeepenLoopPrefetchPass(); });
-  mlir::registerPass([] { return createPlaceDotOperandsInSharedMemoryPass(kDefaultSharedBytes); });
-  mlir::registerPass([] { return createAssignMmaLayoutsPass(); });
+  registerBackendPasses();
 }
 }  // namespace tilejit

@@ -3,6 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/backends/registry.h"
 #include "compiler/passes.h"
 #include "support/status.h"
 #include "mlir/AsmParser/AsmParser.h"
@@ -440,18 +441,9 @@ absl::StatusOr<SpecializedKernel> specializeTemplate(
   // After the clean-up (steps and offsets compare as constants); the index arithmetic it
   // adds is left for the C++ compiler to fold.
   pm.addPass(createDeepenLoopPrefetchPass());
-  // Async copies into shared memory need cp.async (sm_80+, every CUDA target we have). Placed
-  // tiles live in dynamic shared memory, so a program may use all the target allows.
-  // Tensor-core accumulators keep the mma.sync fragment layout (the CUDA library's).
-  // Layouts first: the placement's budget counts the library scratch, which mma tiles need
-  // no room in.
-  if (target.backend == "cuda") {
-    pm.addPass(createAssignMmaLayoutsPass());
-    pm.addPass(createPlaceDotOperandsInSharedMemoryPass(target.sharedBytesPerProgram));
-    // The layout pass gives each use of a shared constant tile its own copy; equal copies
-    // merge again (each is a splat the C++ compiler instantiates, inlines and cleans up).
-    pm.addPass(createCSEPass());
-  }
+  // The target's own layouts and memory placement.
+  TJ_ASSIGN_OR_RETURN(const CompilerBackend* backend, lookupBackend(target.backend));
+  backend->addTargetPasses(pm, target);
   if (failed(pm.run(*module)))
     return absl::InvalidArgumentError(
         absl::StrCat("specialization of '", templ.getSymName().str(), "' failed:\n",

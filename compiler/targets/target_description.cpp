@@ -1,21 +1,13 @@
 #include "compiler/targets/target_description.h"
 
-#include <thread>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/backends/registry.h"
 
 namespace tilejit {
 namespace {
 
 std::vector<TargetDescription> buildTargets() {
-  const MatrixInstruction mmaF16{"mma.sync.m16n8k16", 16, 8, 16, "f16"};
-  const MatrixInstruction mmaBF16{"mma.sync.m16n8k16", 16, 8, 16, "bf16"};
-  const MatrixInstruction mfma16{"mfma_f32_16x16x16bf16_1k", 16, 16, 16, "bf16"};
-  const MatrixInstruction mfma32{"mfma_f32_32x32x8bf16_1k", 32, 32, 8, "bf16"};
-  const MatrixInstruction mfma16k32{"mfma_f32_16x16x32_bf16", 16, 16, 32, "bf16"};
-  const MatrixInstruction wmma{"wmma_f32_16x16x16_bf16", 16, 16, 16, "bf16"};
-
   // Tuning shared by the NVIDIA targets (sm_80 inherits the H200's values: not measured).
   std::map<std::string, int64_t> nvidiaTuning = {
       // Measured on the H200 (bench/results/2026-11-29/sweep.jsonl): best of
@@ -89,9 +81,6 @@ std::vector<TargetDescription> buildTargets() {
       {"paged_decode_reduce.partition_size", 256},
   };
 
-  std::vector<TargetDescription> targets;
-  targets.push_back({"sm_80", "A100", Vendor::kNvidia, "cuda", 32, 108, 1024, 163 * 1024,
-                     65536, 255, {mmaF16, mmaBF16}, nvidiaTuning});
   // Per class of cells of bench/results/2026-12-01/final (partitions 64..4096 but 2048, block_n
   // 32/64, after shared rows became 32-byte aligned, which made 64-token tiles win most grids;
   // H200, bf16, head 128, GQA 1/4/8), the variant whose worst cell is fastest against the best peer
@@ -163,22 +152,18 @@ std::vector<TargetDescription> buildTargets() {
       {512, 1024, 256, 512, 32},      {512, 1 << 30, 192, 2048, 32},  {512, 1 << 30, 256, 4096, 32},
       {1 << 30, 1 << 30, 192, 2048, 32}, {1 << 30, 1 << 30, 256, 4096, 32},
   };
-  targets.push_back({"sm_90", "H100/H200", Vendor::kNvidia, "cuda", 32, 132, 1024, 227 * 1024,
-                     65536, 255, {mmaF16, mmaBF16}, nvidiaTuning, h200DecodeTilings});
-  targets.back().maxClusterPrograms = 8;  // sm_90: 8 portable (16 with an opt-in)
-  targets.push_back({"gfx90a", "MI210/MI250X", Vendor::kAmd, "hip", 64, 104, 1024, 64 * 1024,
-                     131072, 512, {mfma16, mfma32}, amdTuning});
-  targets.push_back({"gfx942", "MI300X/MI325X", Vendor::kAmd, "hip", 64, 304, 1024, 64 * 1024,
-                     131072, 512, {mfma16, mfma32}, amdTuning});
-  targets.push_back({"gfx950", "MI355X", Vendor::kAmd, "hip", 64, 256, 1024, 160 * 1024,
-                     131072, 512, {mfma16k32, mfma16, mfma32}, amdTuning});
-  targets.push_back({"gfx1100", "RX 7900 XTX (RDNA3)", Vendor::kAmd, "hip", 32, 96, 1024,
-                     64 * 1024, 98304, 256, {wmma}, amdTuning});
-  targets.push_back({"gfx1201", "RX 9070 XT (RDNA4)", Vendor::kAmd, "hip", 32, 64, 1024,
-                     64 * 1024, 98304, 256, {wmma}, amdTuning});
-  targets.push_back({"host", "CPU (one host thread per program)", Vendor::kHost, "cpu", 1,
-                     static_cast<int64_t>(std::thread::hardware_concurrency()), 1024,
-                     1 << 30, 0, 0, {}, hostTuning});
+  // Hardware facts come from the backends' folders; tuning is keyed by target name here.
+  const std::map<std::string, const std::map<std::string, int64_t>*> tuningByTarget = {
+      {"sm_80", &nvidiaTuning}, {"sm_90", &nvidiaTuning},   {"gfx90a", &amdTuning},
+      {"gfx942", &amdTuning},   {"gfx950", &amdTuning},     {"gfx1100", &amdTuning},
+      {"gfx1201", &amdTuning},  {"host", &hostTuning},
+  };
+  std::vector<TargetDescription> targets = registeredTargets();
+  for (TargetDescription& target : targets) {
+    if (auto it = tuningByTarget.find(target.name); it != tuningByTarget.end())
+      target.tuning = *it->second;
+    if (target.name == "sm_90") target.decodeTilings = h200DecodeTilings;
+  }
   return targets;
 }
 

@@ -44,7 +44,7 @@ struct TargetDescription {
   std::string name;     // "sm_90"
   std::string product;  // "H100/H200", for humans
   Vendor vendor;
-  std::string backend;  // device-library backend: "cuda", "hip", "cpu"
+  std::string backend;  // the compiler backend serving it (compiler/backends/<backend>/)
   int64_t warpSize;     // threads that execute in lockstep (1 on the host)
   int64_t multiprocessorCount;  // SMs / CUs (host: 0 = ask the OS)
   int64_t maxThreadsPerProgram;

@@ -15,7 +15,7 @@ namespace tilejit {
 
 struct CompileRequest {
   std::string source;        // the emitted translation unit
-  std::string sourceName;    // e.g. "merge_attn_states.cu", shown in diagnostics
+  std::string sourceName;    // the template name and the backend's suffix, shown in diagnostics
   std::string entry;         // kernel symbol the code object must export
   const TargetDescription* target = nullptr;
   // Device-library headers as (include name, content), e.g. ("tj/device.h", "..."): the TU
@@ -40,8 +40,8 @@ class Toolchain {
   virtual absl::StatusOr<CompileResult> compile(const CompileRequest& request) const = 0;
 };
 
-// The toolchain for a target's backend ("cuda" -> nvrtc, "cpu" -> host C++ compiler). Fails
-// with a clear message when the vendor library cannot be loaded. With a `stateDirectory` (the
+// The toolchain the target's backend picks (compiler/backends/<backend>/; defined by the
+// registry). Fails with a clear message when the vendor library cannot be loaded. With a `stateDirectory` (the
 // disk cache's root) a vendor library's version is remembered there, and a later process gets
 // a toolchain that loads the library only when it first compiles (or fails to, then).
 absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(const TargetDescription& target,

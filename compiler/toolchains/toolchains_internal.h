@@ -1,22 +1,6 @@
-// Constructors of the concrete toolchains; createToolchain() in toolchain.cpp picks one.
+// The concrete toolchains' constructors, for tests that build one directly; each lives in its
+// backend's folder, and createToolchain() reaches them through the backend registry.
 #pragma once
 
-#include <memory>
-#include <string>
-
-#include "absl/status/statusor.h"
-#include "compiler/toolchains/toolchain.h"
-
-namespace tilejit {
-
-// `stateDirectory` (the disk cache's root; may be empty) keeps nvrtc's version between processes.
-absl::StatusOr<std::unique_ptr<Toolchain>> createNvrtcToolchain(const TargetDescription& target,
-                                                                const std::string& stateDirectory);
-absl::StatusOr<std::unique_ptr<Toolchain>> createHostCxxToolchain(const TargetDescription& target);
-
-// Resource usage of `entry` from nvrtc's log (ptxas -v lines), and from a CUBIN's .nv.info
-// section (registers and stack frame; false when the ELF is not understood). Exposed for tests.
-ResourceUsage parsePtxasLog(const std::string& log, const std::string& entry);
-bool readCubinResources(const std::string& cubin, const std::string& entry, ResourceUsage& usage);
-
-}  // namespace tilejit
+#include "compiler/backends/cpu/host_cxx_toolchain.h"
+#include "compiler/backends/cuda/nvrtc_toolchain.h"

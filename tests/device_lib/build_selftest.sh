@@ -5,7 +5,7 @@
 set -e
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$root/build"
-flags="-O3 -std=c++17 -arch=sm_90 -cudart static -I$root/templates/device/cuda -I$root/tests/device_lib"
+flags="-O3 -std=c++17 -arch=sm_90 -cudart static -I$root/templates/device/cuda -I$root/templates/device/common -I$root/tests/device_lib"
 nvcc $flags -c "$root/tests/device_lib/cuda_selftest.cu" -o "$root/build/devlib_selftest_t128.o" &
 nvcc $flags -c "$root/tests/device_lib/cuda_selftest_t64.cu" -o "$root/build/devlib_selftest_t64.o" &
 wait %1 && wait %2

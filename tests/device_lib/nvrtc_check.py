@@ -9,7 +9,8 @@ root = os.path.dirname(os.path.abspath(__file__))
 repo = os.path.normpath(os.path.join(root, "..", ".."))
 lib = ctypes.CDLL(sys.argv[1] if len(sys.argv) > 1 else "libnvrtc.so.13")
 headers = {}
-for path in sorted(glob.glob(os.path.join(repo, "templates/device/cuda/tj/*.h"))):
+for path in sorted(glob.glob(os.path.join(repo, "templates/device/cuda/tj/*.h")) +
+                   glob.glob(os.path.join(repo, "templates/device/common/tj/*.h"))):
     headers["tj/" + os.path.basename(path)] = open(path).read()
 kernel = open(os.path.join(root, "decode_kernel.inc")).read()
 

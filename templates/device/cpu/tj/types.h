@@ -7,6 +7,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "tj/abi.h"
+
 #ifndef TJ_THREADS
 #define TJ_THREADS 1
 #endif
@@ -92,18 +94,6 @@ inline U cast(T x) {
     return static_cast<U>(x);
   }
 }
-
-template <typename T, int R>
-struct View {
-  T* data;
-  int64_t shape[R];
-  int64_t stride[R];
-};
-
-template <int R>
-struct Index {
-  int64_t v[R];
-};
 
 namespace detail {
 struct ProgramContext {

@@ -27,6 +27,7 @@ typedef unsigned char uint8_t;
 #include <stdint.h>
 #endif
 
+#include "tj/abi.h"
 #include "tj/trace.h"
 
 namespace tj {
@@ -128,18 +129,6 @@ __device__ __forceinline__ U cast(T x) {
     return static_cast<U>(x);
   }
 }
-
-template <typename T, int R>
-struct View {
-  T* data;
-  int64_t shape[R];
-  int64_t stride[R];
-};
-
-template <int R>
-struct Index {
-  int64_t v[R];
-};
 
 enum class CacheLayout { Standard, ShuffledK, ShuffledV };
 

@@ -17,7 +17,7 @@
 //      broadcasts of blocked tiles, ...) a tj.convert_layout follows the producer;
 //      where a consumer needs another layout (a dot's b operand, paged_store, ...) one
 //      precedes the consumer.
-#include "compiler/passes.h"
+#include "compiler/backends/cuda/passes.h"
 #include "dialects/tj/TjDialect.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

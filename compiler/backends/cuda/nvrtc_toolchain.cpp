@@ -18,7 +18,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "compiler/toolchains/library_version_memo.h"
-#include "compiler/toolchains/toolchains_internal.h"
+#include "compiler/backends/cuda/nvrtc_toolchain.h"
 #include "support/dynamic_library.h"
 #include "support/status.h"
 
@@ -371,9 +371,6 @@ class NvrtcToolchain : public Toolchain {
 
 absl::StatusOr<std::unique_ptr<Toolchain>> createNvrtcToolchain(const TargetDescription& target,
                                                                 const std::string& stateDirectory) {
-  if (target.backend != "cuda")
-    return absl::InvalidArgumentError(absl::StrCat("nvrtc compiles only cuda targets, not ",
-                                                   target.name, " (", target.backend, ")"));
   // A process that only hits the disk cache never needs libnvrtc itself, only its version.
   const std::string search = librarySearchFingerprint(absl::StrJoin(nvrtcCandidates(), ","));
   const std::string memo =

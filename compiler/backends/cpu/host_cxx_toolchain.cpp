@@ -20,7 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
-#include "compiler/toolchains/toolchains_internal.h"
+#include "compiler/backends/cpu/host_cxx_toolchain.h"
 #include "support/status.h"
 
 extern char** environ;
@@ -216,11 +216,6 @@ class HostCxxToolchain : public Toolchain {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Toolchain>> createHostCxxToolchain(const TargetDescription& target) {
-  if (target.backend != "cpu")
-    return absl::InvalidArgumentError(
-        absl::StrCat("the host C++ toolchain compiles only cpu "
-                     "targets, not ",
-                     target.name, " (", target.backend, ")"));
   std::vector<std::string> tried;
   std::string compiler;
   if (const char* chosen = std::getenv("TILEJIT_HOST_CXX"); chosen && *chosen) {

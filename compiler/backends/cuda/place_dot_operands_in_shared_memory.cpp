@@ -9,7 +9,7 @@
 // buffer per chain of loads linked by iter_args) and `shared_slots` (one per loop-carried
 // value of the chain, plus one for the copy in flight), within a shared-memory
 // budget, in program order. Everything else stays as it was.
-#include "compiler/passes.h"
+#include "compiler/backends/cuda/passes.h"
 
 #include <cassert>
 

@@ -1,0 +1,51 @@
+// The HIP backend: AMD targets (MFMA on gfx9, WMMA on gfx11/12). Only their descriptions
+// exist so far: no device library (templates/device/hip) and no toolchain in this build.
+#include "absl/strings/str_cat.h"
+#include "compiler/backends/backend.h"
+
+namespace tilejit {
+namespace {
+
+class HipBackend : public CompilerBackend {
+ public:
+  std::string_view name() const override { return "hip"; }
+  std::string_view sourceSuffix() const override { return ".cpp"; }
+  int listingRank() const override { return 1; }
+
+  std::vector<TargetDescription> targets() const override {
+    const MatrixInstruction mfma16{"mfma_f32_16x16x16bf16_1k", 16, 16, 16, "bf16"};
+    const MatrixInstruction mfma32{"mfma_f32_32x32x8bf16_1k", 32, 32, 8, "bf16"};
+    const MatrixInstruction mfma16k32{"mfma_f32_16x16x32_bf16", 16, 16, 32, "bf16"};
+    const MatrixInstruction wmma{"wmma_f32_16x16x16_bf16", 16, 16, 16, "bf16"};
+    return {
+        {"gfx90a", "MI210/MI250X", Vendor::kAmd, "hip", 64, 104, 1024, 64 * 1024, 131072, 512,
+         {mfma16, mfma32}},
+        {"gfx942", "MI300X/MI325X", Vendor::kAmd, "hip", 64, 304, 1024, 64 * 1024, 131072, 512,
+         {mfma16, mfma32}},
+        {"gfx950", "MI355X", Vendor::kAmd, "hip", 64, 256, 1024, 160 * 1024, 131072, 512,
+         {mfma16k32, mfma16, mfma32}},
+        {"gfx1100", "RX 7900 XTX (RDNA3)", Vendor::kAmd, "hip", 32, 96, 1024, 64 * 1024, 98304,
+         256, {wmma}},
+        {"gfx1201", "RX 9070 XT (RDNA4)", Vendor::kAmd, "hip", 32, 64, 1024, 64 * 1024, 98304,
+         256, {wmma}},
+    };
+  }
+
+  // The default prelude (no defines) until a library here has a scratch to size.
+
+  absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(
+      const TargetDescription& target, const std::string&) const override {
+    return absl::UnimplementedError(absl::StrCat(
+        "AMD toolchain not built yet: no AMD toolchain in this build; target ", target.name,
+        " cannot be compiled"));
+  }
+};
+
+}  // namespace
+
+const CompilerBackend& hipBackend() {
+  static const HipBackend backend;
+  return backend;
+}
+
+}  // namespace tilejit
