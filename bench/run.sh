@@ -91,7 +91,8 @@ for suite in ${suites// ab / ab-decode ab-jit }; do
         # warm: the first process compiles the defaults, the next three load them
         for X in bin ab; do cache=$(mktemp -d); TILEJIT_CACHE_DIR=$cache .device/$X/tilejit_bench_jit warm > /dev/null
           for i in 1 2 3; do TILEJIT_CACHE_DIR=$cache .device/$X/tilejit_bench_jit warm | label $X; done; done
-        for i in 1 2; do for X in bin ab; do .device/$X/tilejit_bench_jit launch | label $X; done; done
+        for i in 1 2; do for X in bin ab; do
+          { .device/$X/tilejit_bench_jit launch; .device/$X/tilejit_bench_jit validate; } | label $X; done; done
       } > "$OUT/ab/jit.jsonl" 2>&1
       python3 bench/jit_compare.py "$OUT/ab/jit.jsonl" | tee "$OUT/ab/jit_compare.txt" ;;
     peers) OUT=$OUT/peers bash bench/peers/run_all.sh > "$OUT/peers.txt" 2>&1; tail -40 "$OUT/peers.txt" ;;
