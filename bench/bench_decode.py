@@ -8,7 +8,9 @@ once per variant: partition size (PARTITIONS) x block_n (BLOCK_NS) x prefetch de
 x warps (WARPS), the sweep the target's measured table is read from; its time is the split-K
 kernel plus the partition merge, back to back. Every variant is listed per cell, then the
 summary (best variant against the best peer). `tilejit_op` is tilejit.PagedDecode
-told the grid (what an engine gets: the table's tiling and the merge's rules).
+told the grid (what an engine gets: the table's tiling and the merge's rules). PARTITIONS=""
+times the op alone (no swept variants); PEERS=0 leaves the peers out (the A/B of two builds
+times them in one of its runs only).
 
     PYTHONPATH=python:bench/peers PEERS_DIR=.peers OUT=... python3 bench/bench_decode.py
 """
@@ -20,9 +22,9 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
-from common import bench, decode_reference as reference, rel_err  # noqa: E402
+from common import bench, decode_peers, decode_reference as reference, rel_err  # noqa: E402
 from decode_data import decode_inputs, merge_heads, merge_step, shuffled_caches  # noqa: E402
-from decode_goals import peer_times  # noqa: E402
+from decode_goals import cell_name, peer_times  # noqa: E402
 
 import tilejit  # noqa: E402
 
@@ -31,7 +33,7 @@ os.makedirs(OUT, exist_ok=True)
 BS, NSEG, LIMIT = 16, 16, 60e9
 # Head size (the matrix is head 128; HEAD_SIZE=192/256 measures the larger heads).
 D = int(os.environ.get("HEAD_SIZE", "128"))
-PARTITIONS = [int(p) for p in os.environ.get("PARTITIONS", "64,128,256,512,1024,2048,4096").split(",")]
+PARTITIONS = [int(p) for p in os.environ.get("PARTITIONS", "64,128,256,512,1024,2048,4096").split(",") if p]
 BLOCK_NS = [int(n) for n in os.environ.get("BLOCK_NS", "32,64").split(",")]
 # K/V tiles in flight ahead of the one in use (paged_decode's prefetch_depth).
 DEPTHS = [int(d) for d in os.environ.get("DEPTHS", "1").split(",")]
@@ -44,6 +46,7 @@ MERGES = [m if m == "c" else int(m) for m in os.environ.get("MERGE_IN_KERNEL", "
 VARIANTS = [(p, n, d, w, m) for p in PARTITIONS for n in BLOCK_NS for d in DEPTHS for w in WARPS
             for m in MERGES]
 CELLS = os.environ.get("CELLS")  # e.g. "32/8:1:1024" to run a subset
+PEERS = os.environ.get("PEERS", "1") != "0"
 # A template file to load instead of the shipped paged_decode (experiments; the op keeps
 # the shipped one).
 DECODE_TEMPLATE = os.environ.get("DECODE_TEMPLATE", "paged_decode")
@@ -104,8 +107,6 @@ def write(rec):
 
 
 def run_case(hq, hkv, b, ctx):
-    from vllm_triton_unified_attention import unified_attention
-    from vllm_triton_decode_attention import decode_attention_fwd
     kv_bytes = b * ctx * hkv * D * 2 * 2
     rec = dict(hq=hq, hkv=hkv, batch=b, ctx=ctx, kv_bytes=kv_bytes)
     if kv_bytes > LIMIT:
@@ -116,10 +117,7 @@ def run_case(hq, hkv, b, ctx):
     data = decode_inputs(b, ctx, hq, hkv, D, BS, dev)
     k_cache, v_cache, block_table, seq_lens, q = data.k_cache, data.v_cache, data.table, data.lens, data.q
     del data
-    block_table64 = block_table.to(torch.int64)
-    cu_q = torch.arange(b + 1, dtype=torch.int32, device=dev)
     scale = 1.0 / math.sqrt(D)
-    ones = torch.ones(1, dtype=torch.float32, device=dev)
     out = torch.empty(b, hq, D, dtype=torch.bfloat16, device=dev)
     refs = {s: reference(q, k_cache, v_cache, block_table, seq_lens, s, scale) for s in sorted({0, b - 1})}
 
@@ -213,30 +211,9 @@ def run_case(hq, hkv, b, ctx):
     except Exception as e:  # noqa: BLE001
         rec["tilejit_op_error"] = repr(e)[:300]
 
-    thr = 128 // hkv
-    # unified_attention indexes its segment outputs with the head size padded to a power of
-    # two (HEAD_SIZE_PADDED): at head 192 a [.., 192] buffer is overrun.
-    segm_out = torch.empty(max(thr, b), hq, NSEG, 1 << (D - 1).bit_length(), dtype=torch.float32,
-                           device=dev)
-    segm_max = torch.empty(max(thr, b), hq, NSEG, dtype=torch.float32, device=dev)
-    segm_sum = torch.empty(max(thr, b), hq, NSEG, dtype=torch.float32, device=dev)
-    for name, threshold in (("unified", thr), ("unified_alt", None if b <= thr else b)):
-        def f_uni(threshold=threshold):
-            unified_attention(q=q, k=k_cache, v=v_cache, out=out, cu_seqlens_q=cu_q, max_seqlen_q=1,
-                              seqused_k=seq_lens, max_seqlen_k=ctx, softmax_scale=scale, causal=True,
-                              window_size=(-1, -1), block_table=block_table, softcap=0, q_descale=None,
-                              k_descale=ones, v_descale=ones, seq_threshold_3D=threshold,
-                              num_par_softmax_segments=NSEG, softmax_segm_output=segm_out,
-                              softmax_segm_max=segm_max, softmax_segm_expsum=segm_sum)
-        timed(name, f_uni)
-    for splits in (4, 16):
-        lse = torch.empty(b, hq, dtype=torch.float32, device=dev)
-        logits = torch.empty(b, hq, splits, D + 1, dtype=torch.float32, device=dev)
-
-        def f_dec(splits=splits, lse=lse, logits=logits):
-            decode_attention_fwd(q, k_cache, v_cache, out, lse, block_table64, seq_lens, logits,
-                                 splits, scale, page_size=BS)
-        timed(f"decode_s{splits}", f_dec)
+    if PEERS:
+        for name, fn in decode_peers(q, k_cache, v_cache, out, block_table, seq_lens, ctx, scale, NSEG).items():
+            timed(name, fn)
     write(rec)
     del k_cache, v_cache, tj_k, tj_v, pack_k, pack_v
     torch.cuda.empty_cache()
@@ -271,6 +248,12 @@ def main():
             print(f"{r['hq']}/{r['hkv']:<3} {r['batch']:>4} {r['ctx']:>6} "
                   + " ".join(f"{v}={t:.1f}" for t, v in times))
     print(f"read ceiling {read_bw:.2f} TB/s")
+    if not VARIANTS or not PEERS:  # the op's own figures (decode_cells.py adds the peers')
+        for r in rows:
+            if "tilejit_op_us" in r:
+                print(f"{cell_name(r):18s} op {r['tilejit_op_us']:8.2f} us "
+                      f"{100 * r['tilejit_op_TBps'] / read_bw:4.0f} %R  relerr {r['tilejit_op_relerr']:.1e}")
+        return
     print(f"{'heads':6} {'b':>4} {'ctx':>6} {'tj best us':>10} {'variant':>10} {'TB/s':>5} {'%R':>4} "
           f"{'peer us':>8} {'peer':>12} {'speedup':>7} {'relerr':>8} {'op us':>8} {'op x':>5}")
     for r in rows:

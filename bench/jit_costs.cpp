@@ -228,6 +228,21 @@ int driverFloor(const std::string& target) {
   return 0;
 }
 
+// Host cost (us) of each of `count` Device::launch calls; with `drain`, synchronized every 256
+// calls so that the launch queue never fills.
+absl::StatusOr<std::vector<double>> launchCosts(Device& device, const LoadedKernel& kernel,
+                                                const std::vector<KernelArg>& args, int count, bool drain) {
+  std::vector<double> costs;
+  for (int i = 0; i < count; ++i) {
+    auto t = Clock::now();
+    absl::Status status = device.launch(kernel, args);
+    costs.push_back(since(t) * 1e6);
+    if (!status.ok()) return status;
+    if (drain && i % 256 == 255) (void)device.synchronize();
+  }
+  return costs;
+}
+
 int launch(Device& device) {
   std::unique_ptr<JitCompiler> jit;
   auto kernel = shippedMerge(device, jit);
@@ -245,18 +260,12 @@ int launch(Device& device) {
   std::vector<KernelArg> args = {out, lse, out, lse, out, lse};
   for (int i = 0; i < 100; ++i) (void)device.launch(**kernel, args);
   (void)device.synchronize();
-  std::vector<double> costs;
-  for (int i = 0; i < 10000; ++i) {
-    auto t = Clock::now();
-    absl::Status status = device.launch(**kernel, args);
-    costs.push_back(since(t) * 1e6);
-    if (!status.ok()) return die(status);
-    if (i % 256 == 255) (void)device.synchronize();  // keep the launch queue from filling
-  }
+  auto costs = launchCosts(device, **kernel, args, 10000, /*drain=*/true);
+  if (!costs.ok()) return die(costs.status());
   (void)device.synchronize();
   std::printf("{\"mode\":\"launch\",\"device\":\"%s\",\"median_us\":%.3f,\"p99_us\":%.3f}\n",
-              device.name().c_str(), median(costs),
-              [&] { auto c = costs; std::sort(c.begin(), c.end()); return c[c.size() * 99 / 100]; }());
+              device.name().c_str(), median(*costs),
+              [&] { auto c = *costs; std::sort(c.begin(), c.end()); return c[c.size() * 99 / 100]; }());
   if (device.target() != "host") {
     auto stream = cuda::CudaStream::create();
     if (!stream.ok()) return die(stream.status());
@@ -290,15 +299,10 @@ int validate(Device& device) {
   TensorArg out = TensorArg::contiguous(*buffer, DType::kBF16, {0, heads, dim});
   TensorArg lse = TensorArg::contiguous(*buffer, DType::kF32, {heads, 0});
   std::vector<KernelArg> args = {out, lse, out, lse, out, lse};
-  std::vector<double> costs;
-  for (int i = 0; i < 100000; ++i) {
-    auto t = Clock::now();
-    absl::Status status = device.launch(**kernel, args);
-    costs.push_back(since(t) * 1e6);
-    if (!status.ok()) return die(status);
-  }
+  auto costs = launchCosts(device, **kernel, args, 100000, /*drain=*/false);
+  if (!costs.ok()) return die(costs.status());
   std::printf("{\"mode\":\"validate\",\"device\":\"%s\",\"median_us\":%.3f}\n",
-              device.name().c_str(), median(costs));
+              device.name().c_str(), median(*costs));
   (void)device.free(*buffer);
   return 0;
 }

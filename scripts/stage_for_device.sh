@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Copies the binaries the GPU machine needs into .device/bin (git-ignored, carried by the
 # device tool), stripped, with the shared libraries they need that a bare machine lacks
-# (Debian's Abseil) beside them; RPATH $ORIGIN finds them there.
+# (Debian's Abseil) beside them; RPATH $ORIGIN finds them there. For the benchmark suites:
+# bench/run.sh (bench/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .device && mkdir -p .device/bin
-for f in tilejit tilejit_gpu_tests tilejit_runtime_tests libtilejit_c.so "$@"; do
+for f in tilejit tilejit_gpu_tests tilejit_runtime_tests libtilejit_c.so tilejit_bench_jit "$@"; do
   [ -e "build/bin/$f" ] || continue
   cp "build/bin/$f" .device/bin/
   strip --strip-unneeded ".device/bin/$f"
