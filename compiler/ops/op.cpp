@@ -290,4 +290,17 @@ absl::StatusOr<std::unique_ptr<Op>> createSingleKernelOp(JitCompiler& jit, Devic
   return op;
 }
 
+OpParameter tunedParameter(std::string name, OpParameterKind kind, std::vector<std::string> legal) {
+  return OpParameter{std::move(name), kind, std::nullopt, std::move(legal), ""};
+}
+
+absl::Status addSingleKernelOp(OpRegistry& registry, const std::string& kernel,
+                               std::string summary, std::vector<OpParameter> parameters) {
+  return registry.add({kernel, std::move(summary), OpSchema(kernel, std::move(parameters)),
+                       {kernel},
+                       [kernel](JitCompiler& jit, Device& device, const OpConfig& config) {
+                         return createSingleKernelOp(jit, device, kernel, config);
+                       }});
+}
+
 }  // namespace tilejit

@@ -186,6 +186,15 @@ class OpRegistry {
 absl::StatusOr<KernelSpec> opKernelSpec(const OpConfig& config, const std::string& kernel,
                                         const std::string& target, ParameterMap parameters);
 
+// A parameter with no default: unset unless given (the target's tuning, then the template's
+// default decide).
+OpParameter tunedParameter(std::string name, OpParameterKind kind = OpParameterKind::kInt,
+                           std::vector<std::string> legal = {});
+
+// Registers the op `kernel` launching the template of that name alone (createSingleKernelOp).
+absl::Status addSingleKernelOp(OpRegistry& registry, const std::string& kernel,
+                               std::string summary, std::vector<OpParameter> parameters);
+
 // An op of one kernel: every config value binds the template parameter of the same name; its
 // arguments are the kernel's, launched as they are.
 absl::StatusOr<std::unique_ptr<Op>> createSingleKernelOp(JitCompiler& jit, Device& device,

@@ -251,32 +251,36 @@ TJ_EXPORT tj_op* tj_op_create(tj_jit* jit, tj_device* device, const char* name,
 
 TJ_EXPORT void tj_op_destroy(tj_op* op) { delete op; }
 
+namespace {
+// The count and names of an op's arguments or workspaces.
+template <typename Named>
+int countOf(const tj_op* op, const char* function, const std::vector<Named>& (tilejit::Op::*list)() const) {
+  if (op == nullptr) return fail(missing(function, "op"), -1);
+  return int((op->op.get()->*list)().size());
+}
+template <typename Named>
+const char* nameAt(const tj_op* op, int index, const char* function,
+                   const std::vector<Named>& (tilejit::Op::*list)() const) {
+  if (op == nullptr) return fail(missing(function, "op"), nullptr);
+  const std::vector<Named>& items = (op->op.get()->*list)();
+  if (index < 0 || size_t(index) >= items.size())
+    return fail(absl::OutOfRangeError(std::string(function) + ": no entry " + std::to_string(index)),
+                nullptr);
+  return items[size_t(index)].name.c_str();
+}
+}  // namespace
+
 TJ_EXPORT int tj_op_num_arguments(const tj_op* op) {
-  if (op == nullptr) return fail(missing("tj_op_num_arguments", "op"), -1);
-  return int(op->op->arguments().size());
+  return countOf(op, "tj_op_num_arguments", &tilejit::Op::arguments);
 }
-
 TJ_EXPORT const char* tj_op_argument_name(const tj_op* op, int index) {
-  if (op == nullptr) return fail(missing("tj_op_argument_name", "op"), nullptr);
-  const auto& arguments = op->op->arguments();
-  if (index < 0 || size_t(index) >= arguments.size())
-    return fail(absl::OutOfRangeError("tj_op_argument_name: no argument " + std::to_string(index)),
-                nullptr);
-  return arguments[size_t(index)].name.c_str();
+  return nameAt(op, index, "tj_op_argument_name", &tilejit::Op::arguments);
 }
-
 TJ_EXPORT int tj_op_num_workspaces(const tj_op* op) {
-  if (op == nullptr) return fail(missing("tj_op_num_workspaces", "op"), -1);
-  return int(op->op->workspaces().size());
+  return countOf(op, "tj_op_num_workspaces", &tilejit::Op::workspaces);
 }
-
 TJ_EXPORT const char* tj_op_workspace_name(const tj_op* op, int index) {
-  if (op == nullptr) return fail(missing("tj_op_workspace_name", "op"), nullptr);
-  const auto& workspaces = op->op->workspaces();
-  if (index < 0 || size_t(index) >= workspaces.size())
-    return fail(absl::OutOfRangeError("tj_op_workspace_name: no workspace " + std::to_string(index)),
-                nullptr);
-  return workspaces[size_t(index)].name.c_str();
+  return nameAt(op, index, "tj_op_workspace_name", &tilejit::Op::workspaces);
 }
 
 TJ_EXPORT int64_t tj_op_workspace_size(const tj_op* op, const char* workspace,
