@@ -26,7 +26,8 @@ const char* kindName(OpParameterKind kind) {
 
 std::string legalText(const OpParameter& parameter) {
   switch (parameter.kind) {
-    case OpParameterKind::kInt: return "an integer";
+    case OpParameterKind::kInt:
+      return parameter.minimum ? absl::StrCat("an integer >= ", *parameter.minimum) : "an integer";
     case OpParameterKind::kBool: return "0, 1, true, false";
     case OpParameterKind::kEnum: return absl::StrJoin(parameter.legal, ", ");
     case OpParameterKind::kDType:
@@ -72,9 +73,9 @@ absl::StatusOr<ParameterValue> OpSchema::admit(const OpParameter& parameter,
   };
   switch (parameter.kind) {
     case OpParameterKind::kInt: {
-      if (value.isInteger()) return value;
-      int64_t integer = 0;
-      if (!absl::SimpleAtoi(text, &integer)) return refuse("is not an integer");
+      int64_t integer = value.integer();
+      if (!value.isInteger() && !absl::SimpleAtoi(text, &integer)) return refuse("is not an integer");
+      if (parameter.minimum && integer < *parameter.minimum) return refuse("is too small");
       return ParameterValue(integer);
     }
     case OpParameterKind::kBool: {
@@ -140,10 +141,10 @@ absl::StatusOr<OpConfig> OpSchema::parse(absl::Span<const std::string> assignmen
 std::string OpSchema::describe() const {
   std::string text;
   for (const OpParameter& parameter : parameters_)
-    absl::StrAppend(&text, "  ", parameter.name, " (", kindName(parameter.kind), ": ",
-                    legalText(parameter), "; default ",
-                    parameter.defaultValue ? parameter.defaultValue->text() : "from tuning",
-                    ")", parameter.help.empty() ? "" : " ", parameter.help, "\n");
+    absl::StrAppend(&text, "  ", parameter.name, ": ", kindName(parameter.kind), " (",
+                    legalText(parameter), "), default ",
+                    parameter.defaultValue ? parameter.defaultValue->text() : "tuned",
+                    parameter.help.empty() ? "" : "; ", parameter.help, "\n");
   return text;
 }
 

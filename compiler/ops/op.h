@@ -32,6 +32,7 @@ struct OpParameter {
   // Integers are checked by the kernels' domains, whose messages name the legal values.
   std::vector<std::string> legal;
   std::string help;
+  std::optional<int64_t> minimum;  // kInt: the smallest value accepted
 };
 
 // A config checked against its schema: integers for int and bool parameters (0 / 1), strings

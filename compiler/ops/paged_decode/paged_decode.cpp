@@ -15,9 +15,11 @@ namespace {
 
 constexpr absl::string_view kReducePrefix = "reduce_";
 
-OpParameter integer(std::string name, std::optional<int64_t> fallback, std::string help = "") {
+OpParameter integer(std::string name, std::optional<int64_t> fallback, std::string help = "",
+                    std::optional<int64_t> minimum = std::nullopt) {
   return {std::move(name), OpParameterKind::kInt,
-          fallback ? std::optional<ParameterValue>(*fallback) : std::nullopt, {}, std::move(help)};
+          fallback ? std::optional<ParameterValue>(*fallback) : std::nullopt, {}, std::move(help),
+          minimum};
 }
 
 // The op's own parameters; every other one is a kernel's tiling parameter (unset: the target's
@@ -117,13 +119,14 @@ std::vector<OpParameter> schemaParameters() {
        {"standard", "shuffled"}, ""},
       {"soft_cap", OpParameterKind::kBool, ParameterValue(0), {}, "compile the logit soft-cap in"},
       {"alibi", OpParameterKind::kBool, ParameterValue(0), {}, "compile ALiBi in"},
-      integer("num_seqs", 0, "the grid served (0 = unknown; all three: the measured tiling)"),
-      integer("num_kv_heads", 0),
-      integer("max_model_len", 0),
-      {"grid_order", OpParameterKind::kEnum, std::nullopt, {"seqs_first", "heads_first"}, ""},
+      integer("num_seqs", 0, "the grid served (0 = unknown; all three: the measured tiling)", 0),
+      integer("num_kv_heads", 0, "", 0),
+      integer("max_model_len", 0, "", 0),
+      tunedParameter("grid_order", OpParameterKind::kEnum, {"seqs_first", "heads_first"}),
+      tunedParameter("merge_in_kernel", OpParameterKind::kBool),
   };
   for (const char* name : {"q_rows", "block_n", "partition_size", "num_warps", "prefetch_depth",
-                           "min_blocks_per_sm", "merge_in_kernel", "cluster_size",
+                           "min_blocks_per_sm", "cluster_size",
                            "reduce_partitions_per_step", "reduce_heads_per_program",
                            "reduce_num_warps", "reduce_min_blocks_per_sm"})
     parameters.push_back(integer(name, std::nullopt));

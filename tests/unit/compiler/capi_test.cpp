@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tools/capi/tilejit_c.h"
 
@@ -69,6 +72,46 @@ TEST(CApi, OpByNameListsAndSizesItsWorkspaces) {
   EXPECT_THAT(lastError(), HasSubstr("tj_op_run: args is NULL"));
   EXPECT_EQ(tj_op_run(op, nullptr, 0, nullptr), -1);
   EXPECT_THAT(lastError(), HasSubstr("takes 13 arguments, not 0"));
+  tj_op_destroy(op);
+  tj_device_destroy(device);
+  tj_jit_destroy(jit);
+}
+
+tj_tensor tensorOf(void* data, int32_t dtype, std::vector<int64_t> shape) {
+  tj_tensor tensor{};
+  tensor.data = data;
+  tensor.dtype = dtype;
+  tensor.rank = int32_t(shape.size());
+  int64_t stride = 1;
+  for (int d = tensor.rank - 1; d >= 0; --d) {
+    tensor.shape[d] = shape[size_t(d)];
+    tensor.strides[d] = stride;
+    stride *= shape[size_t(d)];
+  }
+  return tensor;
+}
+
+TEST(CApi, OpRunsThroughTheGenericCall) {
+  // merge_attn_states by name on the CPU: equal LSEs weigh 1.0 and 2.0 (bf16) half each.
+  tj_jit* jit = tj_jit_create(1);
+  tj_device* device = tj_device_create_cpu();
+  const char* params[] = {"head_size=64"};
+  tj_op* op = tj_op_create(jit, device, "merge_attn_states", params, 1);
+  ASSERT_NE(op, nullptr) << lastError();
+  ASSERT_EQ(tj_op_num_workspaces(op), 0);
+  const int64_t tokens = 3, heads = 2, dim = 64, n = tokens * heads * dim;
+  std::vector<uint16_t> output(size_t(n), 0x7FC0), prefix(size_t(n), 0x3F80), suffix(size_t(n), 0x4000);
+  std::vector<float> outputLse(size_t(heads * tokens), NAN), lse(size_t(heads * tokens), 0.25f);
+  tj_arg args[6] = {};
+  args[0].tensor = tensorOf(output.data(), TJ_BF16, {tokens, heads, dim});
+  args[1].tensor = tensorOf(outputLse.data(), TJ_F32, {heads, tokens});
+  args[2].tensor = tensorOf(prefix.data(), TJ_BF16, {tokens, heads, dim});
+  args[3].tensor = tensorOf(lse.data(), TJ_F32, {heads, tokens});
+  args[4].tensor = tensorOf(suffix.data(), TJ_BF16, {tokens, heads, dim});
+  args[5].tensor = tensorOf(lse.data(), TJ_F32, {heads, tokens});
+  ASSERT_EQ(tj_op_run(op, args, 6, nullptr), 0) << lastError();
+  for (uint16_t value : output) ASSERT_EQ(value, 0x3FC0);  // 1.5
+  for (float value : outputLse) ASSERT_NEAR(value, 0.25 + std::log(2.0), 1e-5);
   tj_op_destroy(op);
   tj_device_destroy(device);
   tj_jit_destroy(jit);

@@ -58,7 +58,9 @@ TEST(OpSchema, BadValuesNameParameterValueAndLegalSet) {
   for (Bad bad : {Bad{"gqa_ratio=abc", "parameter 'gqa_ratio': 'abc' is not an integer; legal values: an integer"},
                   Bad{"kv_layout=diagonal", "parameter 'kv_layout': 'diagonal' is not one of its values; legal values: standard, shuffled"},
                   Bad{"soft_cap=2", "parameter 'soft_cap': '2' is not a boolean; legal values: 0, 1, true, false"},
-                  Bad{"dtype=f33", "parameter 'dtype': 'f33' is not an element type it takes"}}) {
+                  Bad{"dtype=f33", "parameter 'dtype': 'f33' is not an element type it takes"},
+                  Bad{"num_seqs=-1", "parameter 'num_seqs': '-1' is too small; legal values: an integer >= 0"},
+                  Bad{"merge_in_kernel=yes", "parameter 'merge_in_kernel': 'yes' is not a boolean"}}) {
     auto config = decodeSchema().parse({bad.assignment});
     ASSERT_FALSE(config.ok()) << bad.assignment;
     EXPECT_THAT(messageOf(config.status()), HasSubstr(bad.message));
