@@ -113,6 +113,9 @@ struct OpLaunch {
 
 class Op {
  public:
+  // Not copyable: workspace shapes and launches may refer to the op that made them.
+  Op(const Op&) = delete;
+  Op& operator=(const Op&) = delete;
   virtual ~Op() = default;
   const std::string& name() const { return name_; }
   const OpConfig& config() const { return config_; }
@@ -135,6 +138,7 @@ class Op {
   const CompiledKernel& compiled() const { return compiled_; }
 
  protected:
+  Op() = default;
   // Checks an op adds before launching (cheap: run per call).
   virtual absl::Status checkArguments(absl::Span<const KernelArg>) const {
     return absl::OkStatus();

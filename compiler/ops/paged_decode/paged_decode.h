@@ -1,5 +1,6 @@
-// Paged decode as one call (the op "paged_decode"): the split-K kernel (paged_decode) and the partition merge
-// (paged_decode_reduce) specialized together, launched back to back on the caller's stream;
+// Paged decode as one call (the op "paged_decode"): the split-K kernel (paged_decode) and the
+// partition merge (paged_decode_reduce) specialized together, launched back to back on the
+// caller's stream;
 // with the tuning merge_in_kernel=1 or cluster_size > 1 (the partitions merge through a
 // thread-block cluster, sm_90), or where partial_out has one partition (max_model_len within
 // partition_size), the split-K kernel writes every output and runs alone. The
