@@ -1,46 +1,11 @@
 """tilejit.Op through the C ABI on the CPU device, without torch: merge_attn_states by name on
 random states (a prefix that is empty for one token, its outputs NaN), outputs NaN-poisoned,
 compared with a float64 reference; then a call with too few arguments."""
-import ctypes
 import math
 import random
-import struct
 
 import tilejit
-
-
-class Buffer:
-    """Enough of a torch tensor for tilejit: data_ptr, dtype, dim, shape, stride."""
-
-    def __init__(self, dtype, shape, values):
-        self.dtype, self.shape = dtype, tuple(shape)
-        kind = ctypes.c_uint16 if dtype == "bfloat16" else ctypes.c_float
-        self.storage = (kind * math.prod(shape))(*[to_bf16(v) if dtype == "bfloat16" else v
-                                                   for v in values])
-        self._strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
-
-    def data_ptr(self):
-        return ctypes.addressof(self.storage)
-
-    def dim(self):
-        return len(self.shape)
-
-    def stride(self, d):
-        return self._strides[d]
-
-    def values(self):
-        return [from_bf16(v) if self.dtype == "bfloat16" else v for v in self.storage]
-
-
-def to_bf16(x):
-    if x != x:
-        return 0x7FC0
-    bits = struct.unpack("<I", struct.pack("<f", x))[0]
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF
-
-
-def from_bf16(h):
-    return struct.unpack("<f", struct.pack("<I", h << 16))[0]
+from host_buffer import Buffer
 
 
 rng = random.Random(3)
