@@ -189,6 +189,9 @@ absl::Status Op::run(absl::Span<const KernelArg> args, Stream stream) const {
       TJ_RETURN_IF_ERROR(device_->launch(*launch.kernel, args, stream));
       continue;
     }
+    if (launch.arguments.size() > size_t(kMaxKernelArgs))
+      return absl::InternalError(absl::StrCat("op '", name_, "' launches a kernel of more than ",
+                                              kMaxKernelArgs, " arguments"));
     alignas(KernelArg) unsigned char storage[kMaxKernelArgs * sizeof(KernelArg)];
     auto* gathered = reinterpret_cast<KernelArg*>(storage);
     for (size_t i = 0; i < launch.arguments.size(); ++i)
