@@ -24,14 +24,14 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 absl::StatusOr<KernelSpec> KernelSpec::shipped(std::string_view name, std::string_view target,
-                                               std::map<std::string, std::string> parameters) {
+                                               ParameterMap parameters) {
   TJ_ASSIGN_OR_RETURN(std::string text, shippedTemplate(name));
   return KernelSpec{std::move(text), absl::StrCat("templates/", std::string(name), ".mlir"),
                     std::string(target), std::move(parameters)};
 }
 
 absl::StatusOr<KernelSpec> KernelSpec::fromFile(const std::string& path, std::string_view target,
-                                                std::map<std::string, std::string> parameters) {
+                                                ParameterMap parameters) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read template file '", path, "'"));
   std::stringstream text;
@@ -112,7 +112,7 @@ struct JitCompiler::Impl {
     std::string memo = target.name;
     for (const auto& [name, value] : spec.parameters) {
       memo.push_back('\0');  // names and values cannot hold NUL: an unambiguous separator
-      absl::StrAppend(&memo, name, "=", value);
+      absl::StrAppend(&memo, name, "=", value.text());
     }
     memo.append(2, '\0');
     memo += spec.templateText;
@@ -129,7 +129,7 @@ struct JitCompiler::Impl {
     TJ_ASSIGN_OR_RETURN(const std::string* library, libraryDigest(target.backend));
     CacheKeyBuilder builder;
     builder.addTemplateText(spec.templateText);
-    for (const auto& [name, value] : spec.parameters) builder.addParameter(name, value);
+    for (const auto& [name, value] : spec.parameters) builder.addParameter(name, value.text());
     for (const auto& [name, value] : target.tuning) builder.addParameter("tuning:" + name, value);
     builder.addTarget(target.name);
     builder.addEmitterVersion(kEmitterVersion);

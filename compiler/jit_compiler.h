@@ -7,28 +7,43 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
 #include "absl/status/statusor.h"
 #include "cache/disk_cache.h"
+#include "compiler/parameter_value.h"
 #include "compiler/targets/target_description.h"
 #include "runtime/device.h"
 #include "runtime/kernel_metadata.h"
 
 namespace tilejit {
 
+using ParameterMap = std::map<std::string, ParameterValue>;
+
 struct KernelSpec {
   std::string templateText;
   std::string sourceName;  // file name for diagnostics ("templates/merge_attn_states.mlir")
   std::string target;      // "sm_90", "host"
-  std::map<std::string, std::string> parameters;  // unset ones: target tuning, then default
+  ParameterMap parameters;  // unset ones: target tuning, then default
 
   // A shipped template by name (embedded in the binary).
   static absl::StatusOr<KernelSpec> shipped(std::string_view name, std::string_view target,
-                                            std::map<std::string, std::string> parameters = {});
+                                            ParameterMap parameters = {});
   // A template file on disk.
   static absl::StatusOr<KernelSpec> fromFile(const std::string& path, std::string_view target,
-                                             std::map<std::string, std::string> parameters = {});
+                                             ParameterMap parameters = {});
+  // The same with every value as text (manifests, test tables).
+  template <typename Text, typename = std::enable_if_t<std::is_convertible_v<Text, std::string>>>
+  static absl::StatusOr<KernelSpec> shipped(std::string_view name, std::string_view target,
+                                            const std::map<std::string, Text>& parameters) {
+    return shipped(name, target, ParameterMap(parameters.begin(), parameters.end()));
+  }
+  template <typename Text, typename = std::enable_if_t<std::is_convertible_v<Text, std::string>>>
+  static absl::StatusOr<KernelSpec> fromFile(const std::string& path, std::string_view target,
+                                             const std::map<std::string, Text>& parameters) {
+    return fromFile(path, target, ParameterMap(parameters.begin(), parameters.end()));
+  }
 };
 
 // asm: the toolchain's assembly (PTX from nvrtc), compiled fresh, not from the cache.

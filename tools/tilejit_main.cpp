@@ -1,9 +1,10 @@
 // tilejit: the command line for kernel authors and operators.
-//   tilejit run [template...]            JIT-compile, check against the reference, time
+//   tilejit run [op...]                  JIT-compile, check against the reference, time
 //   tilejit compile <template> --emit S  print one stage (ir, specialized, cpp, binary, resources)
 //   tilejit cache ls|stats|verify|gc|clear
 //   tilejit targets
 //   tilejit aot <manifest.json>        precompile a grid of kernels into a bundle
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -19,10 +20,8 @@
 #include "compiler/embedded_files.h"
 #include "compiler/jit_compiler.h"
 #include "tools/aot/aot_command.h"
-#include "tools/harness/kernel_case.h"
-#include "tools/harness/paged_decode_harness.h"
-
-#include <chrono>
+#include "compiler/ops/op.h"
+#include "tools/harness/op_reference.h"
 
 namespace tilejit {
 namespace {
@@ -30,7 +29,7 @@ namespace {
 constexpr const char* kUsage = R"(usage: tilejit <command> [options]
 
 commands:
-  run [TEMPLATE...]   JIT-compile templates (all shipped ones by default) for the best device
+  run [OP...]         JIT-compile ops (all shipped ones by default) for the best device
                       present, run them on random inputs, check against the reference, and
                       show compile time, cache hit/miss and kernel time
   compile TEMPLATE    compile one specialization and print a stage of it
@@ -52,9 +51,10 @@ constexpr const char* kCompileUsage = R"(usage: tilejit compile TEMPLATE [option
   --no-cache          do not read or write the disk cache
 )";
 
-constexpr const char* kRunUsage = R"(usage: tilejit run [TEMPLATE...] [options]
+constexpr const char* kRunUsage = R"(usage: tilejit run [OP...] [options]
+  OP is an op name (below) or a template file for one (its file name names the op)
   --target T          compile for T; default: the best device present (CUDA GPU, else host)
-  -p NAME=VALUE       bind a template parameter (repeatable)
+  -p NAME=VALUE       set an op parameter (repeatable; each name once)
   --shape SYM=N       set a shape symbol (repeatable), e.g. --shape num_tokens=4096
   --iterations N      timed launches (default 20), after 3 warm-up launches
   --seed N            random inputs' seed (default 1)
@@ -66,6 +66,7 @@ struct Options {
   std::vector<std::string> positional;
   std::string target;
   std::map<std::string, std::string> params;
+  std::vector<std::string> assignments;  // every -p as given, for an op's schema
   std::map<std::string, int64_t> shape;
   std::string emit = "cpp";
   std::string output;
@@ -97,6 +98,7 @@ absl::StatusOr<Options> parseOptions(const std::vector<std::string>& args) {
       TJ_ASSIGN_OR_RETURN(std::string text, value());
       TJ_ASSIGN_OR_RETURN(auto pair, keyValue(text));
       options.params[pair.first] = pair.second;
+      options.assignments.push_back(text);
     } else if (arg == "--shape") {
       TJ_ASSIGN_OR_RETURN(std::string text, value());
       TJ_ASSIGN_OR_RETURN(auto pair, keyValue(text));
@@ -169,46 +171,28 @@ int compileCommand(const Options& options) {
   return 0;
 }
 
-// Paged decode runs as the pair (split-K kernel + partition merge) through PagedDecode, on a
-// problem with GQA 4, context lengths around block and partition edges, poisoned tails.
-bool runPagedDecode(JitCompiler& jit, Device& device, const Options& options) {
-  PagedDecodeConfig config;
-  config.gqaRatio = 4;
-  for (const auto& [name, value] : options.params) {
-    if (name == "gqa_ratio") config.gqaRatio = std::stoll(value);
-    else if (name == "head_size") config.headSize = std::stoll(value);
-    else if (name == "block_size") config.blockSize = std::stoll(value);
-    else if (name == "dtype") config.dtype = value;
-    else if (name == "kv_layout") config.kvLayout = value;
-    else config.tuning[name] = value;
-  }
-  DecodeProblem problem;
-  problem.numKvHeads = 2;
-  problem.numQHeads = 2 * config.gqaRatio;
-  int64_t seqs = options.shape.count("num_seqs") ? options.shape.at("num_seqs") : 8;
-  int64_t context = options.shape.count("context") ? options.shape.at("context") : 1000;
-  problem.seqLens.clear();
-  for (int64_t s = 0; s < seqs; ++s) problem.seqLens.push_back(s == 0 ? 1 : context - 37 * s);
-  problem.iterations = options.iterations;
-  problem.seed = options.seed;
-  auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<DecodeCheck> check = checkPagedDecode(jit, device, config, problem);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (!check.ok()) {
-    std::printf("%-20s FAILED: %s\n", "paged_decode", std::string(check.status().message()).c_str());
-    return false;
-  }
-  double jitMs = (check->compiled.specializeSeconds + check->compiled.toolchainSeconds) * 1e3;
-  std::printf("%-20s %-8s %-10s %9.2e %9.1f %9.2f %10.2f %9.1f  %s\n", "paged_decode",
-              check->compiled.cacheHit ? "hit" : "miss", check->passed ? "pass" : "FAIL",
-              check->relativeLinf, jitMs, seconds * 1e3, check->medianMs * 1e3,
-              check->medianMs > 0 ? check->kvBytes / (check->medianMs * 1e-3) / 1e9 : 0.0,
-              check->detail.c_str());
-  return check->passed;
+void printRow(const std::string& name, const OpCheckReport& report) {
+  double jitMs = (report.compiled.specializeSeconds + report.compiled.toolchainSeconds) * 1e3;
+  std::printf("%-20s %-8s %-10s %9.2e %9.1f %9.2f %10.2f %9.1f  %s\n", name.c_str(),
+              report.compiled.cacheHit ? "hit" : "miss", report.check.passed ? "pass" : "FAIL",
+              report.check.error, jitMs, report.loadSeconds * 1e3, report.medianMs * 1e3,
+              report.medianMs > 0 ? report.bytes / (report.medianMs * 1e-3) / 1e9 : 0.0,
+              report.check.detail.c_str());
 }
 
 int runCommand(const Options& options) {
-  if (options.help) return std::printf("%s", kRunUsage), 0;
+  const OpRegistry& ops = OpRegistry::shipped();
+  const OpReferenceRegistry& references = OpReferenceRegistry::shipped();
+  if (!ops.status().ok()) return fail(ops.status());
+  if (!references.status().ok()) return fail(references.status());
+  if (options.help) {
+    std::printf("%s\nOPs (-p NAME=VALUE sets their parameters):\n", kRunUsage);
+    for (const std::string& name : ops.names()) {
+      const OpDefinition* op = ops.find(name);
+      std::printf("%s: %s\n%s", name.c_str(), op->summary.c_str(), op->schema.describe().c_str());
+    }
+    return 0;
+  }
   std::string whyNotGpu;
   std::unique_ptr<Device> device;
   if (options.target.empty() || options.target != "host") {
@@ -222,53 +206,59 @@ int runCommand(const Options& options) {
         "target ", target, " cannot run here: the best device is ", device->name(),
         whyNotGpu.empty() ? "" : " (" + whyNotGpu + ")")));
   }
+  std::vector<std::string> names = options.positional;
+  if (names.empty()) {
+    names = shippedTemplateNames();
+    for (const std::string& op : ops.names())
+      if (std::find(names.begin(), names.end(), op) == names.end()) names.push_back(op);
+    std::sort(names.begin(), names.end());
+  }
+  // Every op's parameters are parsed before anything runs: a bad one is an error naming it.
+  std::vector<std::pair<std::string, absl::StatusOr<OpConfig>>> runs;
+  for (const std::string& name : names) {
+    std::string stem = name;
+    if (size_t slash = stem.rfind('/'); slash != std::string::npos) stem = stem.substr(slash + 1);
+    if (size_t dot = stem.rfind(".mlir"); dot != std::string::npos) stem = stem.substr(0, dot);
+    const OpDefinition* op = ops.find(stem);
+    const OpReference* reference = references.find(stem);
+    if (!op || !reference) {
+      absl::StatusOr<KernelSpec> spec = specFor(name, target, options.params);
+      if (!spec.ok()) return fail(spec.status());
+      runs.emplace_back(stem, absl::NotFoundError(""));
+      continue;
+    }
+    absl::StatusOr<OpConfig> config = op->schema.parse(options.assignments, reference->defaults);
+    if (!config.ok()) return fail(config.status());
+    if (name != stem) config->templateOverrides[stem] = name;  // a template file for the op
+    runs.emplace_back(stem, std::move(config));
+  }
+
   std::printf("device: %s%s\n", device->name().c_str(),
               whyNotGpu.empty() ? "" : absl::StrCat(" (no GPU: ", whyNotGpu, ")").c_str());
   absl::StatusOr<std::unique_ptr<JitCompiler>> jit = makeCompiler(options);
   if (!jit.ok()) return fail(jit.status());
-  std::vector<std::string> templates = options.positional;
-  if (templates.empty()) templates = shippedTemplateNames();
-
   bool allPassed = true;
   std::printf("%-20s %-8s %-10s %9s %9s %9s %10s %9s  %s\n", "template", "cache", "check",
               "error", "jit ms", "load ms", "kernel us", "GB/s", "detail");
-  for (const std::string& name : templates) {
-    absl::StatusOr<KernelSpec> spec = specFor(name, target, options.params);
-    if (!spec.ok()) return fail(spec.status());
-    std::string templateName = name;
-    if (size_t slash = templateName.rfind('/'); slash != std::string::npos)
-      templateName = templateName.substr(slash + 1);
-    if (size_t dot = templateName.rfind(".mlir"); dot != std::string::npos)
-      templateName = templateName.substr(0, dot);
-    if (templateName == "paged_decode") {
-      allPassed &= runPagedDecode(**jit, *device, options);
+  OpCheckOptions checkOptions;
+  checkOptions.shape = options.shape;
+  checkOptions.iterations = options.iterations;
+  checkOptions.seed = options.seed;
+  for (const auto& [name, config] : runs) {
+    if (!config.ok()) {
+      if (!ops.findByKernel(name))  // else it runs inside its op
+        std::printf("%-20s skipped: no reference case for this template\n", name.c_str());
       continue;
     }
-    if (templateName == "paged_decode_reduce") continue;  // runs inside paged_decode
-    const KernelCase* kernelCase = findKernelCase(templateName);
-    if (!kernelCase) {
-      std::printf("%-20s skipped: no reference case for this template\n", templateName.c_str());
-      continue;
-    }
-    RunOptions run;
-    run.shape = options.shape;
-    run.iterations = options.iterations;
-    run.seed = options.seed;
-    absl::StatusOr<RunReport> report = runKernelCase(**jit, *device, *spec, *kernelCase, run);
+    absl::StatusOr<OpCheckReport> report =
+        references.find(name)->check(**jit, *device, *ops.find(name), *config, checkOptions);
     if (!report.ok()) {
-      std::printf("%-20s FAILED: %s\n", templateName.c_str(),
-                  std::string(report.status().message()).c_str());
+      std::printf("%-20s FAILED: %s\n", name.c_str(), std::string(report.status().message()).c_str());
       allPassed = false;
       continue;
     }
     allPassed &= report->check.passed;
-    double jitMs = (report->compiled.specializeSeconds + report->compiled.toolchainSeconds) * 1e3;
-    std::printf("%-20s %-8s %-10s %9.2e %9.1f %9.2f %10.2f %9.1f  %s\n", templateName.c_str(),
-                report->compiled.cacheHit ? "hit" : "miss",
-                report->check.passed ? "pass" : "FAIL", report->check.error, jitMs,
-                report->loadSeconds * 1e3, report->medianMs * 1e3,
-                report->medianMs > 0 ? report->bytes / (report->medianMs * 1e-3) / 1e9 : 0.0,
-                report->check.detail.c_str());
+    printRow(name, *report);
   }
   return allPassed ? 0 : 1;
 }

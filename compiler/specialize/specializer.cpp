@@ -65,12 +65,16 @@ std::string attrToText(Attribute attr) {
   return text;
 }
 
-// Parses a parameter value given as text according to the parameter's kind.
-absl::StatusOr<Attribute> parseParamValue(tj::ParamOp param, const std::string& text) {
+// A parameter value as an attribute: an integer given typed is bound as is; text is parsed
+// according to the parameter's kind.
+absl::StatusOr<Attribute> parseParamValue(tj::ParamOp param, const ParameterValue& given) {
   MLIRContext* context = param.getContext();
   std::string name = param.getSymName().str();
+  const std::string& text = given.text();
   switch (param.getKind()) {
     case tj::ParamKind::Int: {
+      if (given.isInteger())
+        return Attribute(IntegerAttr::get(IntegerType::get(context, 64), given.integer()));
       int64_t value;
       if (!llvm::to_integer(text, value, 10))
         return absl::InvalidArgumentError(
@@ -96,7 +100,7 @@ absl::StatusOr<Attribute> parseParamValue(tj::ParamOp param, const std::string& 
 // parameter the caller did not give where `other` is bound to `value` (a measured value that
 // holds for one variant of the template only, e.g. one KV layout).
 absl::Status applyConditionalTuning(tj::TemplateOp templ, const TargetDescription& target,
-                                    const std::map<std::string, std::string>& given,
+                                    const std::map<std::string, ParameterValue>& given,
                                     llvm::StringMap<Attribute>& bound) {
   std::string prefix = templ.getSymName().str() + ".";
   for (const auto& [key, tuned] : target.tuning) {
@@ -128,7 +132,7 @@ absl::Status applyConditionalTuning(tj::TemplateOp templ, const TargetDescriptio
 // Chooses each parameter's value: given, else the target's tuning table, else the default.
 absl::StatusOr<llvm::StringMap<Attribute>> bindParameters(
     tj::TemplateOp templ, const TargetDescription& target,
-    const std::map<std::string, std::string>& values) {
+    const std::map<std::string, ParameterValue>& values) {
   std::string templateName = templ.getSymName().str();
   llvm::StringMap<Attribute> bound;
   std::vector<std::string> names;
@@ -406,7 +410,7 @@ absl::StatusOr<tj::TemplateOp> findTemplate(ModuleOp module) {
 
 absl::StatusOr<SpecializedKernel> specializeTemplate(
     ModuleOp parsed, const TargetDescription& target,
-    const std::map<std::string, std::string>& values) {
+    const std::map<std::string, ParameterValue>& values) {
   MLIRContext& context = *parsed.getContext();
   DiagnosticCollector diagnostics(context);
   OwningOpRef<ModuleOp> module(cast<ModuleOp>(parsed->clone()));

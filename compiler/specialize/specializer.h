@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler/parameter_value.h"
 #include "compiler/targets/target_description.h"
 #include "dialects/tj/TjDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -33,11 +34,12 @@ struct SpecializedKernel {
   std::vector<std::pair<std::string, std::string>> parameters;
 };
 
-// `values` maps parameter names to their text ("128", "bf16", "shuffled"). The parsed module
+// `values` maps parameter names to their values (typed, or text: "128", "bf16", "shuffled"
+// parsed by the parameter's kind). The parsed module
 // is not modified (the specialization works on a clone).
 absl::StatusOr<SpecializedKernel> specializeTemplate(
     mlir::ModuleOp parsed, const TargetDescription& target,
-    const std::map<std::string, std::string>& values);
+    const std::map<std::string, ParameterValue>& values);
 
 // Folds a constraint/launch region whose inputs are constants and returns the yielded
 // integer values, or nullopt for a value that did not fold to a constant.

@@ -4,6 +4,7 @@
     jit = tilejit.Jit()
     merge = jit.load("merge_attn_states", head_size=128, dtype="bf16")
     merge(out, out_lse, prefix, prefix_lse, suffix, suffix_lse)   # on torch's current stream
+    decode = tilejit.Op(jit, "paged_decode", head_size=128, gqa_ratio=8)   # an op by name
 
 Thin ctypes layer over the C ABI (tools/capi/tilejit_c.h) in libtilejit_c.so, found through
 $TILEJIT_LIB or next to build/bin of this checkout.
@@ -45,6 +46,12 @@ class _PagedDecodeArgs(ctypes.Structure):
         ("sliding_window", ctypes.c_int32)]
 
 
+class _Workspace(ctypes.Structure):
+    _fields_ = [("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
+                ("shape", ctypes.c_int64 * 6), ("bytes", ctypes.c_int64),
+                ("zero_once", ctypes.c_int32)]
+
+
 class CompileInfo(ctypes.Structure):
     _fields_ = [("cache_hit", ctypes.c_int32), ("specialize_seconds", ctypes.c_double),
                 ("toolchain_seconds", ctypes.c_double), ("total_seconds", ctypes.c_double),
@@ -84,6 +91,23 @@ def _library():
     lib.tj_paged_decode_run.restype = ctypes.c_int
     lib.tj_paged_decode_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(_PagedDecodeArgs),
                                         ctypes.c_void_p]
+    lib.tj_op_create.restype = ctypes.c_void_p
+    lib.tj_op_create.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p,
+                                 ctypes.POINTER(ctypes.c_char_p), ctypes.c_int]
+    lib.tj_op_destroy.argtypes = [ctypes.c_void_p]
+    for count, name in (("tj_op_num_arguments", "tj_op_argument_name"),
+                        ("tj_op_num_workspaces", "tj_op_workspace_name")):
+        getattr(lib, count).restype = ctypes.c_int
+        getattr(lib, count).argtypes = [ctypes.c_void_p]
+        getattr(lib, name).restype = ctypes.c_char_p
+        getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.tj_op_workspace_size.restype = ctypes.c_int64
+    lib.tj_op_workspace_size.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                         ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
+                                         ctypes.POINTER(_Workspace)]
+    lib.tj_op_run.restype = ctypes.c_int
+    lib.tj_op_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Arg), ctypes.c_int,
+                              ctypes.c_void_p]
     return lib
 
 
@@ -104,6 +128,12 @@ class TilejitError(RuntimeError):
 def _check(ok):
     if not ok:
         raise TilejitError(_lib().tj_last_error().decode())
+
+
+def _assignments(values):
+    """name=value strings as a ctypes array (and its length)."""
+    encoded = [f"{k}={int(v) if isinstance(v, bool) else v}".encode() for k, v in values.items()]
+    return (ctypes.c_char_p * max(1, len(encoded)))(*encoded), len(encoded)
 
 
 def _fill_tensor(t, a):
@@ -130,15 +160,7 @@ class Kernel:
         self._jit, self._handle, self.info = jit, handle, info
 
     def make_args(self, *args):
-        arr = (_Arg * len(args))()
-        for i, a in enumerate(args):
-            if isinstance(a, float):
-                arr[i].is_scalar, arr[i].scalar_dtype, arr[i].float_value = 1, 2, a
-            elif isinstance(a, int):
-                arr[i].is_scalar, arr[i].scalar_dtype, arr[i].int_value = 1, 6, a
-            else:
-                _fill_tensor(arr[i].tensor, a)
-        return arr
+        return _make_args(args)
 
     def launch_args(self, arr, stream=None):
         """Launch with arguments prepared by make_args (no per-call conversion)."""
@@ -168,13 +190,86 @@ class Jit:
             lib.tj_device_destroy(device)
 
     def load(self, template, **params):
-        encoded = [f"{k}={v}".encode() for k, v in params.items()]
-        arr = (ctypes.c_char_p * max(1, len(encoded)))(*encoded)
+        arr, count = _assignments(params)
         info = CompileInfo()
         handle = _lib().tj_kernel_load(self._jit, self._device, template.encode(), arr,
-                                       len(encoded), ctypes.byref(info))
+                                       count, ctypes.byref(info))
         _check(handle)
         return Kernel(self, handle, info)
+
+
+_DTYPE_NAMES = {v: k for k, v in _DTYPES.items()}
+
+
+def _make_args(args):
+    """A _Arg array for tensors and Python numbers (floats as f32, ints as i64)."""
+    arr = (_Arg * len(args))()
+    for i, a in enumerate(args):
+        if isinstance(a, float):
+            arr[i].is_scalar, arr[i].scalar_dtype, arr[i].float_value = 1, 2, a
+        elif isinstance(a, int):
+            arr[i].is_scalar, arr[i].scalar_dtype, arr[i].int_value = 1, 6, a
+        else:
+            _fill_tensor(arr[i].tensor, a)
+    return arr
+
+
+class Op:
+    """An op by name (compiler/ops/README.md), its parameters typed by the op's schema:
+
+        op = tilejit.Op(jit, "paged_decode", head_size=128, gqa_ratio=8, max_model_len=16384)
+        op.arguments        # names, in call order
+        op.workspaces(num_seqs=64, num_kv_heads=8, max_model_len=16384)
+        #   {"partial_out": {"dtype": "float32", "shape": (...), "bytes": ..., "zero_once": False}, ...}
+        op(*args)           # tensors and numbers in op.arguments order (workspaces included)
+
+    Allocate the workspaces once (zero those marked zero_once), outside graph capture."""
+
+    def __init__(self, jit, name, **params):
+        self._jit, self._lib = jit, _lib()
+        items, count = _assignments(params)
+        self._handle = self._lib.tj_op_create(jit._jit, jit._device, name.encode(), items, count)
+        _check(self._handle)
+        self.name = name
+        self.arguments = self._names(self._lib.tj_op_num_arguments, self._lib.tj_op_argument_name)
+        self.workspace_names = self._names(self._lib.tj_op_num_workspaces,
+                                           self._lib.tj_op_workspace_name)
+
+    def _names(self, count, name):
+        return [name(self._handle, i).decode() for i in range(count(self._handle))]
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            self._lib.tj_op_destroy(handle)
+
+    def workspaces(self, **sizes):
+        """Each workspace's dtype, shape, bytes and whether to zero it once, for these sizes."""
+        items, count = _assignments(sizes)
+        out = {}
+        for name in self.workspace_names:
+            w = _Workspace()
+            _check(self._lib.tj_op_workspace_size(self._handle, name.encode(), items, count,
+                                                  ctypes.byref(w)) >= 0)
+            out[name] = {"dtype": _DTYPE_NAMES[w.dtype], "shape": tuple(w.shape[:w.rank]),
+                         "bytes": w.bytes, "zero_once": bool(w.zero_once)}
+        return out
+
+    def make_args(self, *args):
+        if len(args) != len(self.arguments):
+            raise TilejitError(f"op {self.name} takes {len(self.arguments)} arguments "
+                               f"({', '.join(self.arguments)}), not {len(args)}")
+        arr = _make_args(args)
+        arr.keep = args  # the pointers above stay valid as long as the arguments live
+        return arr
+
+    def run_args(self, arr, stream=None):
+        """Run with arguments prepared by make_args (no per-call conversion)."""
+        stream = _default_stream(self._jit, stream)
+        _check(self._lib.tj_op_run(self._handle, arr, len(arr), stream) == 0)
+
+    def __call__(self, *args, stream=None):
+        self.run_args(self.make_args(*args), stream)
 
 
 class PagedDecode:
@@ -196,11 +291,10 @@ class PagedDecode:
     def __init__(self, jit, head_size, gqa_ratio, block_size=16, dtype="bf16",
                  kv_layout="standard", soft_cap=False, alibi=False, num_seqs=0, num_kv_heads=0,
                  max_model_len=0, **tuning):
-        encoded = [f"{k}={v}".encode() for k, v in tuning.items()]
-        items = (ctypes.c_char_p * max(1, len(encoded)))(*encoded)
+        items, count = _assignments(tuning)
         config = _PagedDecodeConfig(dtype.encode(), head_size, block_size, gqa_ratio,
                                     kv_layout.encode(), int(bool(soft_cap)), int(bool(alibi)),
-                                    num_seqs, num_kv_heads, max_model_len, items, len(encoded))
+                                    num_seqs, num_kv_heads, max_model_len, items, count)
         self._jit, self._lib = jit, _lib()
         self._handle = self._lib.tj_paged_decode_create(jit._jit, jit._device, ctypes.byref(config))
         _check(self._handle)

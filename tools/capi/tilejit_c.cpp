@@ -2,11 +2,14 @@
 // absl::Status); errors are kept per thread for tj_last_error().
 #include "tools/capi/tilejit_c.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "compiler/jit_compiler.h"
+#include "compiler/ops/op.h"
 #include "compiler/ops/paged_decode.h"
 
 #define TJ_EXPORT extern "C" __attribute__((visibility("default")))
@@ -23,6 +26,9 @@ struct tj_kernel {
 };
 struct tj_paged_decode {
   tilejit::PagedDecode op;
+};
+struct tj_op {
+  std::unique_ptr<tilejit::Op> op;
 };
 
 namespace {
@@ -60,6 +66,46 @@ absl::StatusOr<std::map<std::string, std::string>> parseAssignments(const char* 
   }
   return out;
 }
+
+absl::Status missing(const char* function, const char* what) {
+  return absl::InvalidArgumentError(std::string(function) + ": " + what + " is NULL");
+}
+
+// Converts C arguments in place into `storage` (KernelArg has no default constructor).
+constexpr int kMaxArgs = 32;
+using ArgStorage = unsigned char[kMaxArgs * sizeof(tilejit::KernelArg)];
+absl::StatusOr<absl::Span<const tilejit::KernelArg>> convertArgs(const char* function,
+                                                                const tj_arg* args, int num_args,
+                                                                ArgStorage& storage) {
+  if (num_args < 0 || num_args > kMaxArgs)
+    return absl::InvalidArgumentError(std::string(function) + " takes at most 32 arguments");
+  if (num_args > 0 && args == nullptr) return missing(function, "args");
+  auto* converted = reinterpret_cast<tilejit::KernelArg*>(storage);
+  for (int i = 0; i < num_args; ++i) {
+    const tj_arg& arg = args[i];
+    if (arg.is_scalar) {
+      tilejit::ScalarArg scalar{static_cast<tilejit::DType>(arg.scalar_dtype), arg.float_value,
+                                arg.int_value};
+      new (&converted[i]) tilejit::KernelArg(scalar);
+    } else {
+      new (&converted[i]) tilejit::KernelArg(toTensor(arg.tensor));
+    }
+  }
+  return absl::MakeConstSpan(converted, size_t(num_args));
+}
+
+// "name=value" strings in order (duplicates left for the op's schema to name).
+absl::StatusOr<std::vector<std::string>> assignmentList(const char* const* items, int count) {
+  if (count > 0 && items == nullptr)
+    return absl::InvalidArgumentError(std::to_string(count) + " parameters announced but the list is NULL");
+  std::vector<std::string> out;
+  for (int i = 0; i < count; ++i) {
+    if (items[i] == nullptr)
+      return absl::InvalidArgumentError("parameter " + std::to_string(i) + " is NULL");
+    out.emplace_back(items[i]);
+  }
+  return out;
+}
 }  // namespace
 
 TJ_EXPORT const char* tj_last_error(void) { return lastError.c_str(); }
@@ -86,12 +132,17 @@ TJ_EXPORT tj_device* tj_device_create_cpu(void) {
   return new tj_device{std::move(device), target};
 }
 
-TJ_EXPORT const char* tj_device_target(const tj_device* device) { return device->target.c_str(); }
+TJ_EXPORT const char* tj_device_target(const tj_device* device) {
+  if (device == nullptr) return fail(missing("tj_device_target", "device"), nullptr);
+  return device->target.c_str();
+}
 TJ_EXPORT void tj_device_destroy(tj_device* device) { delete device; }
 
 TJ_EXPORT const tj_kernel* tj_kernel_load(tj_jit* jit, tj_device* device, const char* templ,
                                           const char* const* params, int num_params,
                                           tj_compile_info* info) {
+  if (jit == nullptr || device == nullptr || templ == nullptr)
+    return fail(missing("tj_kernel_load", "jit, device or templ"), static_cast<const tj_kernel*>(nullptr));
   auto parsed = parseAssignments(params, num_params);
   if (!parsed.ok()) return fail(parsed.status(), static_cast<const tj_kernel*>(nullptr));
   std::map<std::string, std::string> bound = *std::move(parsed);
@@ -117,25 +168,12 @@ TJ_EXPORT const tj_kernel* tj_kernel_load(tj_jit* jit, tj_device* device, const 
 
 TJ_EXPORT int tj_launch(tj_device* device, const tj_kernel* kernel, const tj_arg* args,
                         int num_args, void* stream) {
-  constexpr int kMaxArgs = 32;
-  if (num_args < 0 || num_args > kMaxArgs)
-    return fail(absl::InvalidArgumentError("tj_launch takes at most 32 arguments"), -1);
-  // KernelArg has no default constructor; build them in place on the stack.
-  alignas(tilejit::KernelArg) unsigned char storage[kMaxArgs * sizeof(tilejit::KernelArg)];
-  auto* converted = reinterpret_cast<tilejit::KernelArg*>(storage);
-  for (int i = 0; i < num_args; ++i) {
-    const tj_arg& arg = args[i];
-    if (arg.is_scalar) {
-      tilejit::ScalarArg scalar{static_cast<tilejit::DType>(arg.scalar_dtype), arg.float_value,
-                                arg.int_value};
-      new (&converted[i]) tilejit::KernelArg(scalar);
-    } else {
-      new (&converted[i]) tilejit::KernelArg(toTensor(arg.tensor));
-    }
-  }
+  if (device == nullptr || kernel == nullptr) return fail(missing("tj_launch", "device or kernel"), -1);
+  alignas(tilejit::KernelArg) ArgStorage storage;
+  auto converted = convertArgs("tj_launch", args, num_args, storage);
+  if (!converted.ok()) return fail(converted.status(), -1);
   const auto* loaded = reinterpret_cast<const tilejit::LoadedKernel*>(kernel);
-  absl::Status status = device->device->launch(
-      *loaded, absl::MakeConstSpan(converted, size_t(num_args)), stream);
+  absl::Status status = device->device->launch(*loaded, *converted, stream);
   if (!status.ok()) return fail(status, -1);
   return 0;
 }
@@ -167,10 +205,12 @@ TJ_EXPORT tj_paged_decode* tj_paged_decode_create(tj_jit* jit, tj_device* device
 TJ_EXPORT void tj_paged_decode_destroy(tj_paged_decode* op) { delete op; }
 
 TJ_EXPORT int64_t tj_paged_decode_partition_size(const tj_paged_decode* op) {
+  if (op == nullptr) return fail(missing("tj_paged_decode_partition_size", "op"), int64_t(-1));
   return op->op.partitionSize();
 }
 
 TJ_EXPORT int64_t tj_paged_decode_max_partitions(const tj_paged_decode* op, int64_t max_model_len) {
+  if (op == nullptr) return fail(missing("tj_paged_decode_max_partitions", "op"), int64_t(-1));
   return op->op.maxPartitions(max_model_len);
 }
 
@@ -193,6 +233,93 @@ TJ_EXPORT int tj_paged_decode_run(const tj_paged_decode* op, const tj_paged_deco
   a.softCapValue = args->soft_cap_value;
   a.slidingWindow = args->sliding_window;
   absl::Status status = op->op(a, stream);
+  if (!status.ok()) return fail(status, -1);
+  return 0;
+}
+
+TJ_EXPORT tj_op* tj_op_create(tj_jit* jit, tj_device* device, const char* name,
+                              const char* const* params, int num_params) {
+  if (jit == nullptr || device == nullptr || name == nullptr)
+    return fail(missing("tj_op_create", "jit, device or name"), static_cast<tj_op*>(nullptr));
+  auto assignments = assignmentList(params, num_params);
+  if (!assignments.ok()) return fail(assignments.status(), static_cast<tj_op*>(nullptr));
+  auto op = tilejit::OpRegistry::shipped().create(*jit->compiler, *device->device, name,
+                                                  *assignments);
+  if (!op.ok()) return fail(op.status(), static_cast<tj_op*>(nullptr));
+  return new tj_op{*std::move(op)};
+}
+
+TJ_EXPORT void tj_op_destroy(tj_op* op) { delete op; }
+
+namespace {
+// The count and names of an op's arguments or workspaces.
+template <typename Named>
+int countOf(const tj_op* op, const char* function, const std::vector<Named>& (tilejit::Op::*list)() const) {
+  if (op == nullptr) return fail(missing(function, "op"), -1);
+  return int((op->op.get()->*list)().size());
+}
+template <typename Named>
+const char* nameAt(const tj_op* op, int index, const char* function,
+                   const std::vector<Named>& (tilejit::Op::*list)() const) {
+  if (op == nullptr) return fail(missing(function, "op"), nullptr);
+  const std::vector<Named>& items = (op->op.get()->*list)();
+  if (index < 0 || size_t(index) >= items.size())
+    return fail(absl::OutOfRangeError(std::string(function) + ": no entry " + std::to_string(index)),
+                nullptr);
+  return items[size_t(index)].name.c_str();
+}
+}  // namespace
+
+TJ_EXPORT int tj_op_num_arguments(const tj_op* op) {
+  return countOf(op, "tj_op_num_arguments", &tilejit::Op::arguments);
+}
+TJ_EXPORT const char* tj_op_argument_name(const tj_op* op, int index) {
+  return nameAt(op, index, "tj_op_argument_name", &tilejit::Op::arguments);
+}
+TJ_EXPORT int tj_op_num_workspaces(const tj_op* op) {
+  return countOf(op, "tj_op_num_workspaces", &tilejit::Op::workspaces);
+}
+TJ_EXPORT const char* tj_op_workspace_name(const tj_op* op, int index) {
+  return nameAt(op, index, "tj_op_workspace_name", &tilejit::Op::workspaces);
+}
+
+TJ_EXPORT int64_t tj_op_workspace_size(const tj_op* op, const char* workspace,
+                                       const char* const* sizes, int num_sizes, tj_workspace* out) {
+  if (op == nullptr || workspace == nullptr)
+    return fail(missing("tj_op_workspace_size", "op or workspace"), int64_t(-1));
+  auto parsed = parseAssignments(sizes, num_sizes);
+  if (!parsed.ok()) return fail(parsed.status(), int64_t(-1));
+  tilejit::ProblemSizes problem;
+  for (const auto& [name, text] : *parsed) {
+    char* end = nullptr;
+    long long value = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || value < 0)
+      return fail(absl::InvalidArgumentError("tj_op_workspace_size: size " + name + "='" + text +
+                                             "' is not a size"),
+                  int64_t(-1));
+    problem[name] = value;
+  }
+  auto shape = op->op->workspaceShape(workspace, problem);
+  if (!shape.ok()) return fail(shape.status(), int64_t(-1));
+  if (shape->shape.size() > 6)
+    return fail(absl::InternalError("tj_op_workspace_size: rank above 6"), int64_t(-1));
+  if (out) {
+    *out = tj_workspace{};
+    out->dtype = int32_t(shape->dtype);
+    out->rank = int32_t(shape->shape.size());
+    std::copy(shape->shape.begin(), shape->shape.end(), out->shape);
+    out->bytes = shape->bytes();
+    out->zero_once = shape->zeroOnce;
+  }
+  return shape->bytes();
+}
+
+TJ_EXPORT int tj_op_run(const tj_op* op, const tj_arg* args, int num_args, void* stream) {
+  if (op == nullptr) return fail(missing("tj_op_run", "op"), -1);
+  alignas(tilejit::KernelArg) ArgStorage storage;
+  auto converted = convertArgs("tj_op_run", args, num_args, storage);
+  if (!converted.ok()) return fail(converted.status(), -1);
+  absl::Status status = op->op->run(*converted, stream);
   if (!status.ok()) return fail(status, -1);
   return 0;
 }

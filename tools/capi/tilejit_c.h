@@ -1,6 +1,7 @@
 /* tilejit C ABI: the JIT for serving engines written in C, Python (ctypes) or anything with a
- * C FFI. Every function returning int gives 0 on success and -1 on failure, pointers give NULL
- * on failure; tj_last_error() then says why (per thread). */
+ * C FFI. Every function returning int gives 0 on success and -1 on failure (counts and sizes:
+ * -1), pointers give NULL on failure; tj_last_error() then says why (per thread). A NULL
+ * handle or argument is such a failure, never a crash. */
 #ifndef TILEJIT_C_H
 #define TILEJIT_C_H
 
@@ -66,7 +67,7 @@ int tj_launch(tj_device* device, const tj_kernel* kernel, const tj_arg* args, in
               void* stream);
 
 /* Paged decode as one call: the split-K kernel and the merge of its partitions
- * (compiler/ops/paged_decode.h). The op lives until tj_paged_decode_destroy and must not
+ * (compiler/ops/paged_decode.h; the op "paged_decode" with a fixed struct). The op lives until tj_paged_decode_destroy and must not
  * outlive its jit and device. */
 typedef struct tj_paged_decode tj_paged_decode;
 
@@ -116,6 +117,39 @@ int64_t tj_paged_decode_max_partitions(const tj_paged_decode* op, int64_t max_mo
 /* Its launches (two; one with merge_in_kernel=1 or where the workspace has one partition) on
  * `stream` (NULL = default); no allocation, no synchronisation. */
 int tj_paged_decode_run(const tj_paged_decode* op, const tj_paged_decode_args* args, void* stream);
+
+/* Ops by name (compiler/ops/README.md): a composition of kernels with typed parameters,
+ * workspaces the caller allocates once (outside graph capture) and a launch sequence. An op
+ * lives until tj_op_destroy and must not outlive its jit and device. */
+typedef struct tj_op tj_op;
+
+typedef struct {
+  int32_t dtype; /* TJ_F32, ... */
+  int32_t rank;
+  int64_t shape[6];
+  int64_t bytes;
+  int32_t zero_once; /* zero it once before the first run; the op leaves it zeroed */
+} tj_workspace;
+
+/* params: "name=value" strings, each name once, parsed by the op's schema (an unknown name or
+ * a bad value fails naming it and the legal values). */
+tj_op* tj_op_create(tj_jit* jit, tj_device* device, const char* name, const char* const* params,
+                    int num_params);
+void tj_op_destroy(tj_op* op);
+/* The op's arguments in tj_op_run order, and its workspaces (each passed as the argument of
+ * the same name): the count, and the name at `index` (NULL past the end). */
+int tj_op_num_arguments(const tj_op* op);
+const char* tj_op_argument_name(const tj_op* op, int index);
+int tj_op_num_workspaces(const tj_op* op);
+const char* tj_op_workspace_name(const tj_op* op, int index);
+/* The workspace's bytes for the problem sizes given as "name=value" strings ("num_seqs=64",
+ * "max_model_len=16384", ...; a size it needs that is missing fails naming it), -1 on error;
+ * `out` (may be NULL) receives its dtype, shape and bytes. */
+int64_t tj_op_workspace_size(const tj_op* op, const char* workspace, const char* const* sizes,
+                             int num_sizes, tj_workspace* out);
+/* Its launches on `stream` (NULL = default), arguments in tj_op_argument_name order; no
+ * allocation, no synchronisation. */
+int tj_op_run(const tj_op* op, const tj_arg* args, int num_args, void* stream);
 
 #ifdef __cplusplus
 }

@@ -24,8 +24,16 @@ absl::StatusOr<RunReport> runKernelCase(JitCompiler& jit, Device& device, const 
   TJ_ASSIGN_OR_RETURN(const LoadedKernel* kernel, jit.load(device, spec, &report.compiled));
   report.loadSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const KernelMetadata& metadata = kernel->metadata();
+  TJ_RETURN_IF_ERROR(runKernelCaseOn(
+      device, kernel->metadata(), kernelCase, options,
+      [&](absl::Span<const KernelArg> args) { return device.launch(*kernel, args); }, report));
+  return report;
+}
 
+absl::Status runKernelCaseOn(Device& device, const KernelMetadata& metadata,
+                             const KernelCase& kernelCase, const RunOptions& options,
+                             const std::function<absl::Status(absl::Span<const KernelArg>)>& launch,
+                             RunReport& report) {
   report.shape = kernelCase.defaultShape();
   for (const auto& [name, value] : options.shape) report.shape[name] = value;
   HostArgs host;
@@ -67,7 +75,7 @@ absl::StatusOr<RunReport> runKernelCase(JitCompiler& jit, Device& device, const 
       args.emplace_back(arg.scalar);
     }
   }
-  TJ_RETURN_IF_ERROR(device.launch(*kernel, args));
+  TJ_RETURN_IF_ERROR(launch(args));
   TJ_RETURN_IF_ERROR(device.synchronize());
   HostArgs out = host;
   for (size_t i = 0, b = 0; i < host.size(); ++i)
@@ -77,13 +85,13 @@ absl::StatusOr<RunReport> runKernelCase(JitCompiler& jit, Device& device, const 
   report.bytes = kernelCase.bytesMoved(host);
 
   if (options.iterations > 0) {
-    TJ_ASSIGN_OR_RETURN(report.timesMs, device.time([&] { return device.launch(*kernel, args); },
+    TJ_ASSIGN_OR_RETURN(report.timesMs, device.time([&] { return launch(args); },
                                                     options.warmup, options.iterations));
     std::vector<double> sorted = report.timesMs;
     std::sort(sorted.begin(), sorted.end());
     report.medianMs = sorted[sorted.size() / 2];
   }
-  return report;
+  return absl::OkStatus();
 }
 
 }  // namespace tilejit

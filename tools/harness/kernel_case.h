@@ -3,6 +3,7 @@
 // from the kernel's own signature, launches, checks and times.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -66,6 +67,13 @@ struct RunReport {
 
 absl::StatusOr<RunReport> runKernelCase(JitCompiler& jit, Device& device, const KernelSpec& spec,
                                         const KernelCase& kernelCase, const RunOptions& options);
+
+// The case's inputs launched through `launch` (a kernel, or an op, taking the arguments of
+// `metadata`'s signature), checked and timed into `report` (its compile fields untouched).
+absl::Status runKernelCaseOn(Device& device, const KernelMetadata& metadata,
+                             const KernelCase& kernelCase, const RunOptions& options,
+                             const std::function<absl::Status(absl::Span<const KernelArg>)>& launch,
+                             RunReport& report);
 
 // Index helpers for cases: the argument with this name.
 const HostArg& argNamed(const HostArgs& args, std::string_view name);

@@ -3,53 +3,12 @@ buffers behind a minimal tensor-like class. Two sequences (5 and 77 tokens: one 
 64-token partitions) behind a shuffled block table, NaN in every block a sequence does not
 own and past each sequence's end, compared with a float64 reference, with the merge kernel
 and with the merge in the split-K kernel (twice each). Then the errors."""
-import ctypes
 import math
 import random
-import struct
 import sys
 
 import tilejit
-
-
-class Buffer:
-    """Enough of a torch tensor for tilejit: data_ptr, dtype, dim, shape, stride."""
-
-    _CTYPES = {"bfloat16": ctypes.c_uint16, "float32": ctypes.c_float, "int32": ctypes.c_int32}
-
-    def __init__(self, dtype, shape, values=None):
-        self.dtype, self.shape = dtype, tuple(shape)
-        count = math.prod(shape)
-        self.storage = (self._CTYPES[dtype] * count)()
-        if values is not None:
-            for i, v in enumerate(values):
-                self.storage[i] = to_bf16(v) if dtype == "bfloat16" else v
-        self._strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
-
-    def data_ptr(self):
-        return ctypes.addressof(self.storage)
-
-    def dim(self):
-        return len(self.shape)
-
-    def stride(self, d):
-        return self._strides[d]
-
-    def value(self, index):
-        flat = sum(i * s for i, s in zip(index, self._strides))
-        raw = self.storage[flat]
-        return from_bf16(raw) if self.dtype == "bfloat16" else raw
-
-
-def to_bf16(x):
-    bits = struct.unpack("<I", struct.pack("<f", x))[0]
-    if x != x:
-        return 0x7FC0
-    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF  # round to nearest even
-
-
-def from_bf16(h):
-    return struct.unpack("<f", struct.pack("<I", h << 16))[0]
+from host_buffer import Buffer
 
 
 rng = random.Random(7)

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "absl/strings/str_format.h"
-#include "tools/harness/kernel_case.h"
+#include "tools/harness/op_reference.h"
 
 namespace tilejit {
 namespace {
@@ -96,8 +96,10 @@ class MergeAttnStatesCase final : public KernelCase {
 
 }  // namespace
 
-std::unique_ptr<KernelCase> makeMergeAttnStatesCase() {
-  return std::make_unique<MergeAttnStatesCase>();
+namespace reference {
+absl::Status register_merge_attn_states(OpReferenceRegistry& registry) {
+  return registry.addKernelCase("merge_attn_states", std::make_unique<MergeAttnStatesCase>());
 }
+}  // namespace reference
 
 }  // namespace tilejit

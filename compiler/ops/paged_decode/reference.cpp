@@ -1,6 +1,7 @@
-#include "tools/harness/paged_decode_harness.h"
+#include "compiler/ops/paged_decode/reference.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -10,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "support/status.h"
 #include "tools/harness/host_tensor.h"
+#include "tools/harness/op_reference.h"
 
 namespace tilejit {
 
@@ -17,14 +19,22 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
                                              const PagedDecodeConfig& config,
                                              const DecodeProblem& problem) {
   TJ_ASSIGN_OR_RETURN(PagedDecode op, PagedDecode::create(jit, device, config));
+  return checkPagedDecodeOp(device, op.op(), problem);
+}
+
+absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
+                                               const DecodeProblem& problem) {
+  const OpConfig& config = op.config();
   DecodeCheck check;
-  check.compiled = op.decodeCompile();
-  TJ_ASSIGN_OR_RETURN(DType dtype, parseDType(config.dtype));
+  check.compiled = op.compiled();
+  const std::string dtypeText = config.text("dtype");
+  TJ_ASSIGN_OR_RETURN(DType dtype, parseDType(dtypeText));
   const int64_t seqs = int64_t(problem.seqLens.size());
-  const int64_t hq = problem.numQHeads, hkv = problem.numKvHeads, dim = config.headSize;
-  const int64_t bs = config.blockSize;
-  const bool shuffled = config.kvLayout == "shuffled";
-  if (hq != hkv * config.gqaRatio)
+  const int64_t hq = problem.numQHeads, hkv = problem.numKvHeads, dim = config.integer("head_size");
+  const int64_t bs = config.integer("block_size"), gqaRatio = config.integer("gqa_ratio");
+  const bool shuffled = config.text("kv_layout") == "shuffled";
+  const bool softCap = config.flag("soft_cap"), alibi = config.flag("alibi");
+  if (hq != hkv * gqaRatio)
     return absl::InvalidArgumentError("numQHeads must be numKvHeads * gqaRatio");
   int64_t maxLen = problem.maxModelLen;
   for (int64_t len : problem.seqLens) maxLen = std::max(maxLen, len);
@@ -86,10 +96,13 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
     }
   }
 
-  const int64_t partitions = op.maxPartitions(maxLen);
+  const ProblemSizes sizes = {{"num_seqs", seqs}, {"num_kv_heads", hkv}, {"max_model_len", maxLen}};
+  TJ_ASSIGN_OR_RETURN(WorkspaceShape outShape, op.workspaceShape("partial_out", sizes));
+  TJ_ASSIGN_OR_RETURN(WorkspaceShape lseShape, op.workspaceShape("partial_lse", sizes));
+  TJ_ASSIGN_OR_RETURN(WorkspaceShape arrivalsShape, op.workspaceShape("arrivals", sizes));
   HostTensor output(dtype, {seqs, hq, dim});
-  HostTensor partialOut(DType::kF32, {seqs, partitions, hq, dim});
-  HostTensor partialLse(DType::kF32, {seqs, partitions, hq});
+  HostTensor partialOut(outShape.dtype, outShape.shape);
+  HostTensor partialLse(lseShape.dtype, lseShape.shape);
   output.fillNaN();
   partialOut.fillNaN();
   partialLse.fillNaN();
@@ -103,16 +116,26 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
   TJ_ASSIGN_OR_RETURN(DeviceTensor dSlopes, DeviceTensor::upload(device, slopes));
   TJ_ASSIGN_OR_RETURN(DeviceTensor dPartialOut, DeviceTensor::upload(device, partialOut));
   TJ_ASSIGN_OR_RETURN(DeviceTensor dPartialLse, DeviceTensor::upload(device, partialLse));
-  HostTensor arrivals(DType::kI32, {seqs, hkv});  // zeroed, as the op requires
+  HostTensor arrivals(arrivalsShape.dtype, arrivalsShape.shape);  // zeroed, as the op requires
   TJ_ASSIGN_OR_RETURN(DeviceTensor dArrivals, DeviceTensor::upload(device, arrivals));
-  PagedDecodeArgs args{dOut.arg(),    dQuery.arg(),      dKey.arg(),        dValue.arg(),
-                       dTable.arg(),  dLens.arg(),       dSlopes.arg(),     dPartialOut.arg(),
-                       dPartialLse.arg(), dArrivals.arg()};
   const double scale = 1.0 / std::sqrt(double(dim));
-  args.scale = float(scale);
-  args.softCapValue = problem.softCapValue;
-  args.slidingWindow = problem.slidingWindow;
-  TJ_RETURN_IF_ERROR(op(args));
+  const std::map<std::string, KernelArg> byName = {
+      {"output", dOut.arg()}, {"query", dQuery.arg()}, {"key_cache", dKey.arg()},
+      {"value_cache", dValue.arg()}, {"block_tables", dTable.arg()}, {"seq_lens", dLens.arg()},
+      {"alibi_slopes", dSlopes.arg()}, {"partial_out", dPartialOut.arg()},
+      {"partial_lse", dPartialLse.arg()}, {"arrivals", dArrivals.arg()},
+      {"scale", ScalarArg::f32(float(scale))},
+      {"soft_cap_value", ScalarArg::f32(problem.softCapValue)},
+      {"sliding_window", ScalarArg{DType::kI32, 0, problem.slidingWindow}}};
+  std::vector<KernelArg> args;
+  for (const OpArgument& argument : op.arguments()) {
+    auto it = byName.find(argument.name);
+    if (it == byName.end())
+      return absl::InvalidArgumentError(absl::StrCat("op '", op.name(), "' takes an argument '",
+                                                     argument.name, "' paged decode has not"));
+    args.push_back(it->second);
+  }
+  TJ_RETURN_IF_ERROR(op.run(args));
   TJ_RETURN_IF_ERROR(device.synchronize());
   TJ_RETURN_IF_ERROR(dOut.download(output));
   // The next call starts from these counters: a merge in the split-K kernel leaves them at 0.
@@ -127,7 +150,7 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
     const int64_t len = problem.seqLens[size_t(s)];
     const int64_t first = problem.slidingWindow > 0 ? std::max<int64_t>(0, len - problem.slidingWindow) : 0;
     for (int64_t h = 0; h < hq; ++h) {
-      const int64_t kvh = h / config.gqaRatio;
+      const int64_t kvh = h / gqaRatio;
       std::vector<double> logits(static_cast<size_t>(len), -std::numeric_limits<double>::infinity());
       double maxLogit = -std::numeric_limits<double>::infinity();
       for (int64_t t = first; t < len; ++t) {
@@ -135,8 +158,8 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
         for (int64_t d = 0; d < dim; ++d)
           dotProduct += query.get((s * hq + h) * dim + d) * keys[size_t(s)][size_t((t * hkv + kvh) * dim + d)];
         double logit = dotProduct * scale;
-        if (config.softCap) logit = problem.softCapValue * std::tanh(logit / problem.softCapValue);
-        if (config.alibi) logit += slopes.get(h) * double(t - (len - 1));
+        if (softCap) logit = problem.softCapValue * std::tanh(logit / problem.softCapValue);
+        if (alibi) logit += slopes.get(h) * double(t - (len - 1));
         logits[size_t(t)] = logit;
         maxLogit = std::max(maxLogit, logit);
       }
@@ -153,7 +176,7 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
   }
   if (problem.iterations > 0) {
     TJ_ASSIGN_OR_RETURN(std::vector<double> times,
-                        device.time([&] { return op(args); }, 3, problem.iterations));
+                        device.time([&] { return op.run(args); }, 3, problem.iterations));
     std::sort(times.begin(), times.end());
     check.medianMs = times[times.size() / 2];
   }
@@ -170,7 +193,7 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
   const int64_t worstSeq = worst / (hq * dim);
   check.relativeLinf = error.relativeLinf;
   check.nanOutputs = error.nanCount;
-  check.tolerance = config.dtype == "bf16" ? 2e-2 : 5e-3;
+  check.tolerance = dtypeText == "bf16" ? 2e-2 : 5e-3;
   check.passed = error.nanCount == 0 && error.relativeLinf <= check.tolerance;
   check.detail = absl::StrFormat(
       "rel L-inf %.3e (tolerance %.0e), %d NaN/inf outputs of %d; worst at sequence %d "
@@ -180,5 +203,43 @@ absl::StatusOr<DecodeCheck> checkPagedDecode(JitCompiler& jit, Device& device,
       reference[size_t(worst)]);
   return check;
 }
+
+namespace reference {
+
+// `tilejit run`'s problem: GQA 4 (unless given), 2 kv heads, num_seqs (8) sequences whose
+// lengths sit around block and partition edges below --shape context=N (1000), one of 1 token.
+// "load ms": the whole check (op creation, data, reference).
+absl::Status register_paged_decode(OpReferenceRegistry& registry) {
+  OpCheck check = [](JitCompiler& jit, Device& device, const OpDefinition& definition,
+                     const OpConfig& config, const OpCheckOptions& options)
+      -> absl::StatusOr<OpCheckReport> {
+    auto start = std::chrono::steady_clock::now();
+    TJ_ASSIGN_OR_RETURN(std::unique_ptr<Op> op, definition.create(jit, device, config));
+    auto shape = [&](const char* name, int64_t fallback) {
+      auto it = options.shape.find(name);
+      return it == options.shape.end() ? fallback : it->second;
+    };
+    DecodeProblem problem;
+    problem.numKvHeads = 2;
+    problem.numQHeads = 2 * config.integer("gqa_ratio");
+    const int64_t seqs = shape("num_seqs", 8), context = shape("context", 1000);
+    problem.seqLens.clear();
+    for (int64_t s = 0; s < seqs; ++s) problem.seqLens.push_back(s == 0 ? 1 : context - 37 * s);
+    problem.iterations = options.iterations;
+    problem.seed = options.seed;
+    TJ_ASSIGN_OR_RETURN(DecodeCheck decode, checkPagedDecodeOp(device, *op, problem));
+    OpCheckReport report;
+    report.loadSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.compiled = decode.compiled;
+    report.check = {decode.passed, decode.relativeLinf, decode.tolerance, decode.detail};
+    report.medianMs = decode.medianMs;
+    report.bytes = decode.kvBytes;
+    return report;
+  };
+  return registry.add({"paged_decode", {{"gqa_ratio", 4}}, std::move(check)});
+}
+
+}  // namespace reference
 
 }  // namespace tilejit

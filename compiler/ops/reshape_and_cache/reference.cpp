@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "absl/strings/str_format.h"
-#include "tools/harness/kernel_case.h"
+#include "tools/harness/op_reference.h"
 
 namespace tilejit {
 namespace {
@@ -85,8 +85,10 @@ class ReshapeAndCacheCase final : public KernelCase {
 
 }  // namespace
 
-std::unique_ptr<KernelCase> makeReshapeAndCacheCase() {
-  return std::make_unique<ReshapeAndCacheCase>();
+namespace reference {
+absl::Status register_reshape_and_cache(OpReferenceRegistry& registry) {
+  return registry.addKernelCase("reshape_and_cache", std::make_unique<ReshapeAndCacheCase>());
 }
+}  // namespace reference
 
 }  // namespace tilejit
