@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "compiler/jit_compiler.h"
+#include "compiler/tuning/tuning_table.h"
 
 namespace tilejit {
 
@@ -57,16 +58,6 @@ struct PagedDecodeArgs {
   float softCapValue = 0.0f;
   int32_t slidingWindow = 0;  // 0 = attend to the whole context
 };
-
-// The measured tiling for a grid and head size, if the target's table has a row for it.
-std::optional<DecodeTiling> chooseDecodeTiling(const TargetDescription& target, int64_t programs,
-                                               int64_t maxModelLen, int64_t headSize);
-
-// The merge's heads per program from the target's tuning for `pairs` (sequence, q head)
-// pairs merged `step` partitions at a time; nullopt where the target's rule leaves the
-// template's default (small merges, or no rule).
-std::optional<int64_t> mergeHeadsPerProgram(const TargetDescription& target, int64_t pairs,
-                                            int64_t step);
 
 class PagedDecode {
  public:

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/passes.h"
+#include "compiler/tuning/tuning_table.h"
 #include "support/status.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -91,35 +92,37 @@ absl::StatusOr<Attribute> parseParamValue(tj::ParamOp param, const std::string& 
   return absl::InternalError("unknown parameter kind");
 }
 
-// Tuning entries keyed "<template>.<parameter>[<other>=<value>]" replace the value of a
-// parameter the caller did not give where `other` is bound to `value` (a measured value that
-// holds for one variant of the template only, e.g. one KV layout).
+// A target's conditional tuning rows replace the value of parameters the caller did not give
+// where every `when` parameter is bound to its value (a measured value that holds for one
+// variant of the template only, e.g. one KV layout).
 absl::Status applyConditionalTuning(tj::TemplateOp templ, const TargetDescription& target,
                                     const std::map<std::string, std::string>& given,
                                     llvm::StringMap<Attribute>& bound) {
-  std::string prefix = templ.getSymName().str() + ".";
-  for (const auto& [key, tuned] : target.tuning) {
-    size_t open = key.find('['), equals = key.find('=', open);
-    if (!absl::StartsWith(key, prefix) || open == std::string::npos) continue;
-    if (equals == std::string::npos || key.back() != ']')
-      return absl::InternalError(absl::StrCat("target ", target.name, ": malformed tuning key '", key,
-                                              "' (want <template>.<parameter>[<other>=<value>])"));
-    std::string name = key.substr(prefix.size(), open - prefix.size());
-    std::string other = key.substr(open + 1, equals - open - 1);
-    std::string value = key.substr(equals + 1, key.size() - equals - 2);
-    tj::ParamOp param = templ.lookupParam(name);
-    if (!param || !bound.count(other))
-      return absl::InternalError(absl::StrCat("target ", target.name, ": tuning key '", key,
-                                              "' names a parameter template '", templ.getSymName().str(),
-                                              "' does not have"));
-    if (given.count(name) || attrToText(bound.lookup(other)) != value ||
-        param.getKind() != tj::ParamKind::Int)
-      continue;
-    Attribute attr = IntegerAttr::get(IntegerType::get(param.getContext(), 64), tuned);
-    if (!param.admits(attr))
-      return absl::InternalError(absl::StrCat("target ", target.name, ": tuning '", key, "' = ", tuned,
-                                              " is not allowed; legal values: ", param.describeDomain()));
-    bound[name] = attr;
+  std::string templateName = templ.getSymName().str();
+  for (const ConditionalTuning& row : conditionalTuning(target, templateName)) {
+    bool applies = true;
+    for (const auto& [other, value] : row.when) {
+      if (!bound.count(other))
+        return absl::InternalError(absl::StrCat("target ", target.name, ": tuning row '", row.name,
+                                                "' names a parameter template '", templateName,
+                                                "' does not have: ", other));
+      applies &= attrToText(bound.lookup(other)) == value;
+    }
+    for (const auto& [name, tuned] : row.set) {
+      tj::ParamOp param = templ.lookupParam(name);
+      if (!param)
+        return absl::InternalError(absl::StrCat("target ", target.name, ": tuning row '", row.name,
+                                                "' names a parameter template '", templateName,
+                                                "' does not have: ", name));
+      if (!applies || given.count(name) || param.getKind() != tj::ParamKind::Int) continue;
+      Attribute attr = IntegerAttr::get(IntegerType::get(param.getContext(), 64), tuned);
+      if (!param.admits(attr))
+        return absl::InternalError(absl::StrCat("target ", target.name, ": tuning row '", row.name,
+                                                "' sets ", name, " = ", tuned,
+                                                ", which is not allowed; legal values: ",
+                                                param.describeDomain()));
+      bound[name] = attr;
+    }
   }
   return absl::OkStatus();
 }
@@ -143,7 +146,7 @@ absl::StatusOr<llvm::StringMap<Attribute>> bindParameters(
     Attribute value;
     if (auto given = values.find(name); given != values.end()) {
       TJ_ASSIGN_OR_RETURN(value, parseParamValue(param, given->second));
-    } else if (auto tuned = target.tuned(templateName + "." + name);
+    } else if (auto tuned = tunedValue(target, templateName + "." + name);
                tuned && param.getKind() == tj::ParamKind::Int) {
       value = IntegerAttr::get(IntegerType::get(param.getContext(), 64), *tuned);
     } else if (Attribute fallback = param.getDefaultValueAttr()) {
@@ -393,6 +396,25 @@ absl::StatusOr<OwningOpRef<ModuleOp>> parseTemplate(MLIRContext& context, std::s
   keepSourceNames(state);
   TJ_RETURN_IF_ERROR(findTemplate(*module).status());
   return module;
+}
+
+std::string declaredTemplateName(std::string_view text) {
+  constexpr std::string_view kDeclaration = "tj.template @";
+  for (size_t start = 0; start < text.size();) {
+    size_t end = std::min(text.find('\n', start), text.size());
+    std::string_view line = text.substr(start, end - start);
+    line.remove_prefix(std::min(line.find_first_not_of(" \t"), line.size()));
+    if (line.substr(0, kDeclaration.size()) == kDeclaration) {
+      line.remove_prefix(kDeclaration.size());
+      size_t length = 0;
+      while (length < line.size() && (std::isalnum(static_cast<unsigned char>(line[length])) ||
+                                      line[length] == '_' || line[length] == '.' || line[length] == '$'))
+        ++length;
+      return std::string(line.substr(0, length));
+    }
+    start = end + 1;
+  }
+  return "";
 }
 
 absl::StatusOr<tj::TemplateOp> findTemplate(ModuleOp module) {

@@ -22,6 +22,10 @@ absl::StatusOr<mlir::OwningOpRef<mlir::ModuleOp>> parseTemplate(mlir::MLIRContex
                                                                  std::string_view text,
                                                                  std::string_view sourceName);
 
+// The name of the template a text declares (`tj.template @name`, read without parsing), or ""
+// where it declares none.
+std::string declaredTemplateName(std::string_view text);
+
 // The single tj.template of a parsed module.
 absl::StatusOr<mlir::tj::TemplateOp> findTemplate(mlir::ModuleOp module);
 
