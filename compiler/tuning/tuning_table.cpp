@@ -157,12 +157,14 @@ absl::StatusOr<DecodeTiling> readTiling(const Node& row) {
   TJ_ASSIGN_OR_RETURN(tiling.name, row.child("name").text());
   TJ_ASSIGN_OR_RETURN(tiling.maxPrograms, row.child("max_programs").limit());
   TJ_ASSIGN_OR_RETURN(tiling.maxContext, row.child("max_context").limit());
-  TJ_ASSIGN_OR_RETURN(tiling.maxHeadSize, row.child("max_head_size").integer());
-  TJ_ASSIGN_OR_RETURN(tiling.partitionSize, row.child("partition_size").integer());
-  TJ_ASSIGN_OR_RETURN(tiling.blockN, row.child("block_n").integer());
-  TJ_ASSIGN_OR_RETURN(tiling.prefetchDepth, row.child("prefetch_depth").integer());
+  const std::pair<const char*, int64_t*> integers[] = {
+      {"max_head_size", &tiling.maxHeadSize}, {"partition_size", &tiling.partitionSize},
+      {"block_n", &tiling.blockN},            {"prefetch_depth", &tiling.prefetchDepth},
+      {"num_warps", &tiling.numWarps}};
+  for (const auto& [name, field] : integers) {
+    TJ_ASSIGN_OR_RETURN(*field, row.child(name).integer());
+  }
   TJ_ASSIGN_OR_RETURN(tiling.clusterMerge, row.child("cluster_merge").boolean());
-  TJ_ASSIGN_OR_RETURN(tiling.numWarps, row.child("num_warps").integer());
   TJ_ASSIGN_OR_RETURN(tiling.evidence, row.child("evidence").text());
   return tiling;
 }
@@ -173,10 +175,12 @@ absl::StatusOr<DecodeTilingCheck> readCheck(const Node& node) {
   const std::vector<std::string> dims = {"num_seqs", "num_kv_heads", "max_model_len", "head_size"};
   TJ_RETURN_IF_ERROR(shape.expectFields(dims, dims));
   DecodeTilingCheck check;
-  TJ_ASSIGN_OR_RETURN(check.numSeqs, shape.child("num_seqs").integer());
-  TJ_ASSIGN_OR_RETURN(check.numKvHeads, shape.child("num_kv_heads").integer());
-  TJ_ASSIGN_OR_RETURN(check.maxModelLen, shape.child("max_model_len").integer());
-  TJ_ASSIGN_OR_RETURN(check.headSize, shape.child("head_size").integer());
+  const std::pair<const char*, int64_t*> integers[] = {
+      {"num_seqs", &check.numSeqs}, {"num_kv_heads", &check.numKvHeads},
+      {"max_model_len", &check.maxModelLen}, {"head_size", &check.headSize}};
+  for (const auto& [name, field] : integers) {
+    TJ_ASSIGN_OR_RETURN(*field, shape.child(name).integer());
+  }
   if (!node.json().at("picks").is_null()) {
     TJ_ASSIGN_OR_RETURN(check.picks, node.child("picks").text());
   }
