@@ -118,7 +118,7 @@ std::optional<int64_t> mergeHeadsPerProgram(const TargetDescription& target, int
                                             int64_t step);
 
 // Replaces one target's tuning while alive (tests; kernel authors trying a row). Not nested
-// for the same target.
+// for the same target. A JitCompiler memoizes keys per spec: create one after the override.
 class ScopedTuningOverride {
  public:
   explicit ScopedTuningOverride(TargetTuning tuning);

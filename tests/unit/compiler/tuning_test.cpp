@@ -20,22 +20,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::vector<TargetTuning> embeddedTables() {
-  std::vector<TargetTuning> tables;
-  for (const TuningFile& file : embeddedTuningFiles()) {
-    auto tuning = parseTuningFile(file.path, file.content);
-    EXPECT_TRUE(tuning.ok()) << tuning.status();
-    if (tuning.ok()) tables.push_back(*std::move(tuning));
-  }
-  return tables;
-}
-
-const TargetDescription& targetOf(const TargetTuning& tuning) {
-  auto target = lookupTarget(tuning.target);
-  EXPECT_TRUE(target.ok()) << tuning.source << ": " << target.status();
-  return **target;
-}
-
 // Specializes a shipped template with `values` on a target (no toolchain involved).
 class Specializations {
  public:
@@ -73,42 +57,64 @@ std::map<std::string, std::string> asText(const std::map<std::string, int64_t>& 
   return text;
 }
 
-TEST(TuningFiles, EveryTargetHasOneFileNamedForIt) {
+std::vector<std::string> embeddedTuningPaths() {
+  std::vector<std::string> paths;
+  for (const TuningFile& file : embeddedTuningFiles()) paths.emplace_back(file.path);
+  return paths;
+}
+
+TEST(TuningFiles, EveryTargetHasOneFile) {
   std::set<std::string> covered;
   for (const TuningFile& file : embeddedTuningFiles()) {
     auto tuning = parseTuningFile(file.path, file.content);
     ASSERT_TRUE(tuning.ok()) << tuning.status();
-    EXPECT_EQ(std::filesystem::path(std::string(file.path)).stem().string(), tuning->target)
-        << file.path;
-    EXPECT_TRUE(lookupTarget(tuning->target).ok()) << file.path;
     EXPECT_TRUE(covered.insert(tuning->target).second) << "two files for " << tuning->target;
-    EXPECT_FALSE(tuning->provenance.empty()) << file.path;
   }
   for (const TargetDescription& target : allTargets())
     EXPECT_TRUE(covered.count(target.name)) << "no tuning file for " << target.name;
 }
 
-TEST(TuningFiles, EveryTemplateRowIsALegalSpecialization) {
-  Specializations specializations;
-  for (const TargetTuning& tuning : embeddedTables()) {
-    const TargetDescription& target = targetOf(tuning);
-    for (const auto& [name, rows] : tuning.templates) {
-      SCOPED_TRACE(absl::StrCat(tuning.source, ": template ", name));
-      std::map<std::string, std::string> defaults;
-      for (const auto& [param, value] : rows.defaults) {
-        EXPECT_FALSE(value.evidence.empty()) << param;
-        defaults[param] = std::to_string(value.value);
+// One embedded tuning file (the parameter: its path), read and checked.
+class TuningFileTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    for (const TuningFile& file : embeddedTuningFiles())
+      if (file.path == GetParam()) {
+        auto parsed = parseTuningFile(file.path, file.content);
+        ASSERT_TRUE(parsed.ok()) << parsed.status();
+        tuning_ = *std::move(parsed);
       }
-      absl::Status status = specializations.specialize(name, target, defaults);
-      EXPECT_TRUE(status.ok()) << "defaults: " << status;
-      for (const ConditionalTuning& row : rows.conditional) {
-        std::map<std::string, std::string> values = defaults;
-        for (const auto& [param, value] : row.when) values[param] = value;
-        for (const auto& [param, value] : asText(row.set)) values[param] = value;
-        status = specializations.specialize(name, target, values);
-        EXPECT_TRUE(status.ok()) << "conditional row " << row.name << ": " << status;
-        EXPECT_FALSE(row.evidence.empty()) << row.name;
-      }
+    auto target = lookupTarget(tuning_.target);
+    ASSERT_TRUE(target.ok()) << GetParam() << ": " << target.status();
+    target_ = *target;
+  }
+  TargetTuning tuning_;
+  const TargetDescription* target_ = nullptr;
+  Specializations specializations_;
+};
+
+TEST_P(TuningFileTest, IsNamedForItsTargetAndSaysWhereItsValuesComeFrom) {
+  EXPECT_EQ(std::filesystem::path(GetParam()).stem().string(), tuning_.target);
+  EXPECT_FALSE(tuning_.provenance.empty());
+}
+
+TEST_P(TuningFileTest, EveryTemplateRowIsALegalSpecialization) {
+  for (const auto& [name, rows] : tuning_.templates) {
+    SCOPED_TRACE(absl::StrCat("template ", name));
+    std::map<std::string, std::string> defaults;
+    for (const auto& [param, value] : rows.defaults) {
+      EXPECT_FALSE(value.evidence.empty()) << param;
+      defaults[param] = std::to_string(value.value);
+    }
+    absl::Status status = specializations_.specialize(name, *target_, defaults);
+    EXPECT_TRUE(status.ok()) << "defaults: " << status;
+    for (const ConditionalTuning& row : rows.conditional) {
+      std::map<std::string, std::string> values = defaults;
+      for (const auto& [param, value] : row.when) values[param] = value;
+      for (const auto& [param, value] : asText(row.set)) values[param] = value;
+      status = specializations_.specialize(name, *target_, values);
+      EXPECT_TRUE(status.ok()) << "conditional row " << row.name << ": " << status;
+      EXPECT_FALSE(row.evidence.empty()) << row.name;
     }
   }
 }
@@ -116,70 +122,69 @@ TEST(TuningFiles, EveryTemplateRowIsALegalSpecialization) {
 // The parameters PagedDecode gives its two kernels for a row at the corner of its class
 // (its largest grid and context): the row's tiling, the cluster merge where the context
 // splits into 2..maxClusterPrograms partitions, else the merge kernel's step and heads.
-TEST(TuningFiles, EveryDecodeTilingRowIsALegalDecodeAndMerge) {
-  Specializations specializations;
-  mlir::tj::ParamOp headParam = specializations.param("paged_decode", "head_size");
+TEST_P(TuningFileTest, EveryDecodeTilingRowIsALegalDecodeAndMerge) {
+  mlir::tj::ParamOp headParam = specializations_.param("paged_decode", "head_size");
   ASSERT_TRUE(headParam);
-  for (const TargetTuning& tuning : embeddedTables()) {
-    const TargetDescription& target = targetOf(tuning);
-    for (const DecodeTiling& row : tuning.decodeTilings) {
-      EXPECT_FALSE(row.evidence.empty()) << row.name;
-      int64_t partitions = row.maxContext == kNoTilingLimit
-                               ? 0
-                               : (row.maxContext + row.partitionSize - 1) / row.partitionSize;
-      bool cluster = row.clusterMerge && partitions >= 2 && partitions <= target.maxClusterPrograms;
-      EXPECT_TRUE(!row.clusterMerge || cluster) << row.name << ": no cluster fits its context";
-      for (int64_t head = 1; head <= row.maxHeadSize; ++head) {
-        if (!headParam.admits(mlir::IntegerAttr::get(
-                mlir::IntegerType::get(headParam.getContext(), 64), head)))
-          continue;
-        SCOPED_TRACE(absl::StrCat(tuning.source, ": row ", row.name, ", head ", head));
-        std::map<std::string, std::string> decode = {
-            {"head_size", std::to_string(head)},
-            {"partition_size", std::to_string(row.partitionSize)},
-            {"block_n", std::to_string(row.blockN)},
-            {"prefetch_depth", std::to_string(row.prefetchDepth)}};
-        if (row.numWarps > 0) decode["num_warps"] = std::to_string(row.numWarps);
-        if (cluster) decode["cluster_size"] = std::to_string(partitions);
-        absl::Status status = specializations.specialize("paged_decode", target, decode);
-        EXPECT_TRUE(status.ok()) << status;
-        if (cluster) continue;
-        int64_t widest = tunedValue(target, "paged_decode_reduce.partitions_per_step").value_or(1);
-        int64_t step = 1;
-        while (step < widest && (partitions == 0 || step < partitions)) step *= 2;
-        std::map<std::string, std::string> merge = {
-            {"head_size", std::to_string(head)},
-            {"partition_size", std::to_string(row.partitionSize)},
-            {"partitions_per_step", std::to_string(step)}};
-        if (auto heads = mergeHeadsPerProgram(target, row.maxPrograms, step))
-          merge["heads_per_program"] = std::to_string(*heads);
-        status = specializations.specialize("paged_decode_reduce", target, merge);
-        EXPECT_TRUE(status.ok()) << "merge: " << status;
-      }
+  const TargetDescription& target = *target_;
+  for (const DecodeTiling& row : tuning_.decodeTilings) {
+    EXPECT_FALSE(row.evidence.empty()) << row.name;
+    int64_t partitions = row.maxContext == kNoTilingLimit
+                             ? 0
+                             : (row.maxContext + row.partitionSize - 1) / row.partitionSize;
+    bool cluster = row.clusterMerge && partitions >= 2 && partitions <= target.maxClusterPrograms;
+    EXPECT_TRUE(!row.clusterMerge || cluster) << row.name << ": no cluster fits its context";
+    for (int64_t head = 1; head <= row.maxHeadSize; ++head) {
+      if (!headParam.admits(mlir::IntegerAttr::get(
+              mlir::IntegerType::get(headParam.getContext(), 64), head)))
+        continue;
+      SCOPED_TRACE(absl::StrCat("row ", row.name, ", head ", head));
+      std::map<std::string, std::string> decode = {
+          {"head_size", std::to_string(head)},
+          {"partition_size", std::to_string(row.partitionSize)},
+          {"block_n", std::to_string(row.blockN)},
+          {"prefetch_depth", std::to_string(row.prefetchDepth)}};
+      if (row.numWarps > 0) decode["num_warps"] = std::to_string(row.numWarps);
+      if (cluster) decode["cluster_size"] = std::to_string(partitions);
+      absl::Status status = specializations_.specialize("paged_decode", target, decode);
+      EXPECT_TRUE(status.ok()) << status;
+      if (cluster) continue;
+      int64_t widest = tunedValue(target, "paged_decode_reduce.partitions_per_step").value_or(1);
+      int64_t step = 1;
+      while (step < widest && (partitions == 0 || step < partitions)) step *= 2;
+      std::map<std::string, std::string> merge = {
+          {"head_size", std::to_string(head)},
+          {"partition_size", std::to_string(row.partitionSize)},
+          {"partitions_per_step", std::to_string(step)}};
+      if (auto heads = mergeHeadsPerProgram(target, row.maxPrograms, step))
+        merge["heads_per_program"] = std::to_string(*heads);
+      status = specializations_.specialize("paged_decode_reduce", target, merge);
+      EXPECT_TRUE(status.ok()) << "merge: " << status;
     }
   }
 }
 
-TEST(TuningFiles, NamedShapesPickTheirRows) {
-  for (const TargetTuning& tuning : embeddedTables()) {
-    const TargetDescription& target = targetOf(tuning);
-    if (!tuning.decodeTilings.empty()) EXPECT_FALSE(tuning.decodeTilingChecks.empty()) << tuning.source;
-    // Every row is picked at its own corner: none is shadowed by the rows before it.
-    for (const DecodeTiling& row : tuning.decodeTilings) {
-      auto tiling = chooseDecodeTiling(target, row.maxPrograms, row.maxContext, row.maxHeadSize);
-      ASSERT_TRUE(tiling.has_value()) << row.name;
-      EXPECT_EQ(tiling->name, row.name) << "shadowed by " << tiling->name;
-    }
-    for (const DecodeTilingCheck& check : tuning.decodeTilingChecks) {
-      SCOPED_TRACE(absl::StrCat(tuning.source, ": ", check.numSeqs, " seqs x ", check.numKvHeads,
-                                " kv heads, max_model_len ", check.maxModelLen, ", head ",
-                                check.headSize));
-      auto tiling = chooseDecodeTiling(target, check.numSeqs * check.numKvHeads, check.maxModelLen,
-                                       check.headSize);
-      EXPECT_EQ(tiling ? std::optional<std::string>(tiling->name) : std::nullopt, check.picks);
-    }
+TEST_P(TuningFileTest, NamedShapesPickTheirRows) {
+  if (!tuning_.decodeTilings.empty()) EXPECT_FALSE(tuning_.decodeTilingChecks.empty());
+  // Every row is picked at its own corner: none is shadowed by the rows before it.
+  for (const DecodeTiling& row : tuning_.decodeTilings) {
+    auto tiling = chooseDecodeTiling(*target_, row.maxPrograms, row.maxContext, row.maxHeadSize);
+    ASSERT_TRUE(tiling.has_value()) << row.name;
+    EXPECT_EQ(tiling->name, row.name) << "shadowed by " << tiling->name;
+  }
+  for (const DecodeTilingCheck& check : tuning_.decodeTilingChecks) {
+    SCOPED_TRACE(absl::StrCat(check.numSeqs, " seqs x ", check.numKvHeads,
+                              " kv heads, max_model_len ", check.maxModelLen, ", head ",
+                              check.headSize));
+    auto tiling = chooseDecodeTiling(*target_, check.numSeqs * check.numKvHeads,
+                                     check.maxModelLen, check.headSize);
+    EXPECT_EQ(tiling ? std::optional<std::string>(tiling->name) : std::nullopt, check.picks);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Embedded, TuningFileTest, ::testing::ValuesIn(embeddedTuningPaths()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           return std::filesystem::path(info.param).stem().string();
+                         });
 
 constexpr char kValidFile[] = R"({
   "target": "sm_90", "measured": false, "provenance": "test",
