@@ -130,7 +130,8 @@ struct JitCompiler::Impl {
     CacheKeyBuilder builder;
     builder.addTemplateText(spec.templateText);
     for (const auto& [name, value] : spec.parameters) builder.addParameter(name, value);
-    builder.addParameter("tuning", canonicalTemplateTuning(target, declaredTemplateName(spec.templateText)));
+    builder.addParameter("tuning",
+                         canonicalTemplateTuning(target, declaredTemplateName(spec.templateText)));
     builder.addTarget(target.name);
     builder.addEmitterVersion(kEmitterVersion);
     builder.addDeviceLibrary("digest", *library);

@@ -4,7 +4,8 @@
 // placeholders, view extents, cache layouts and tile shapes. The values stay on the template
 // as `tj.parameters` (with `tj.target`); each constraint keeps the names of the parameters it
 // reads (`tj.parameters_read`) for tj-check-constraints' message.
-#include "absl/strings/match.h"
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/passes.h"
@@ -29,7 +30,6 @@ std::string parameterValueText(Attribute attr) {
   else os << attr;
   return text;
 }
-
 
 namespace {
 
@@ -235,13 +235,13 @@ std::vector<std::string> parametersReadBy(tj::ConstraintOp constraint) {
   return names;
 }
 
-
 }  // namespace
 
 absl::StatusOr<std::vector<std::pair<std::string, std::string>>> bindTemplateParameters(
     tj::TemplateOp templ, const TargetDescription& target,
     const std::map<std::string, std::string>& values) {
-  TJ_ASSIGN_OR_RETURN(llvm::StringMap<Attribute> bound, chooseParameterValues(templ, target, values));
+  TJ_ASSIGN_OR_RETURN(llvm::StringMap<Attribute> bound,
+                      chooseParameterValues(templ, target, values));
   MLIRContext* context = templ.getContext();
   std::vector<std::pair<std::string, std::string>> parameters;
   NamedAttrList boundAttrs;
@@ -287,7 +287,8 @@ class BindParametersPass : public PassWrapper<BindParametersPass, OperationPass<
     for (const std::string& value : values) {
       size_t equals = value.find('=');
       if (equals == std::string::npos) {
-        getOperation().emitError() << "tj-bind-parameters: value '" << value << "' is not name=value";
+        getOperation().emitError()
+            << "tj-bind-parameters: value '" << value << "' is not name=value";
         return signalPassFailure();
       }
       given[value.substr(0, equals)] = value.substr(equals + 1);
@@ -297,9 +298,10 @@ class BindParametersPass : public PassWrapper<BindParametersPass, OperationPass<
       getOperation().emitError() << std::string(description.status().message());
       return signalPassFailure();
     }
-    for (auto templ : getOperation().getOps<tj::TemplateOp>())
-      if (failed(reportOnTemplate(templ, bindTemplateParameters(templ, **description, given).status())))
-        return signalPassFailure();
+    for (auto templ : getOperation().getOps<tj::TemplateOp>()) {
+      auto bound = bindTemplateParameters(templ, **description, given);
+      if (failed(reportOnTemplate(templ, bound.status()))) return signalPassFailure();
+    }
   }
 
   Option<std::string> target{*this, "target", llvm::cl::desc("target name (sm_90, host, ...)"),

@@ -36,7 +36,8 @@ absl::Status checkTemplateConstraints(tj::TemplateOp templ) {
 
 std::unique_ptr<Pass> createCheckConstraintsPass() {
   return std::make_unique<TemplateStepPass<&checkTemplateConstraints>>(
-      "tj-check-constraints", "reject a bound template whose constraints do not hold; erase those that do");
+      "tj-check-constraints",
+      "reject a bound template whose constraints do not hold; erase those that do");
 }
 
 }  // namespace tilejit

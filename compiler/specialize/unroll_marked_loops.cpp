@@ -25,7 +25,8 @@ absl::Status unrollMarkedLoops(tj::TemplateOp templ) {
 
 std::unique_ptr<Pass> createUnrollMarkedLoopsPass() {
   return std::make_unique<TemplateStepPass<&unrollMarkedLoops>>(
-      "tj-unroll-marked-loops", "fully unroll the loops marked tj.unroll (their bounds must be constants)");
+      "tj-unroll-marked-loops",
+      "fully unroll the loops marked tj.unroll (their bounds must be constants)");
 }
 
 }  // namespace tilejit

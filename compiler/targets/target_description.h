@@ -1,5 +1,5 @@
-// Every target tilejit compiles for, as data. This is the only place target names are parsed
-// Templates and passes ask here; tuning constants live in per-target files (compiler/tuning).
+// Every target tilejit compiles for, as data. This is the only place target names are parsed:
+// templates and passes ask here. Tuning constants live in per-target files (compiler/tuning).
 #pragma once
 
 #include <cstdint>

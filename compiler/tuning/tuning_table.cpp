@@ -45,7 +45,9 @@ class Node {
       if (!json_.contains(name)) return error(absl::StrCat("missing field '", name, "'"));
     return absl::OkStatus();
   }
-  Node child(const std::string& key) const { return Node(json_.at(key), absl::StrCat(path_, ".", key)); }
+  Node child(const std::string& key) const {
+    return Node(json_.at(key), absl::StrCat(path_, ".", key));
+  }
   Node element(size_t index) const {
     std::string path = absl::StrCat(path_, "[", index, "]");
     const Json& row = json_.at(index);
@@ -55,14 +57,16 @@ class Node {
   }
 
   absl::StatusOr<int64_t> integer() const {
-    if (!json_.is_number_integer()) return error(absl::StrCat("expected an integer, found ", json_.type_name()));
+    if (!json_.is_number_integer())
+      return error(absl::StrCat("expected an integer, found ", json_.type_name()));
     return json_.get<int64_t>();
   }
   // An integer, or null for no limit.
   absl::StatusOr<int64_t> limit() const {
     if (json_.is_null()) return kNoTilingLimit;
     if (!json_.is_number_integer())
-      return error(absl::StrCat("expected an integer or null (no limit), found ", json_.type_name()));
+      return error(
+          absl::StrCat("expected an integer or null (no limit), found ", json_.type_name()));
     return json_.get<int64_t>();
   }
   absl::StatusOr<std::string> text() const {
@@ -104,14 +108,16 @@ absl::Status forEachNamedRow(const Node& rows,
     if (!row.json().contains("name")) return row.error("missing field 'name'");
     std::string name;
     TJ_ASSIGN_OR_RETURN(name, row.child("name").text());
-    if (!names.insert(name).second) return row.error(absl::StrCat("duplicate row name '", name, "'"));
+    if (!names.insert(name).second)
+      return row.error(absl::StrCat("duplicate row name '", name, "'"));
     TJ_RETURN_IF_ERROR(read(row));
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<ConditionalTuning> readConditional(const Node& row) {
-  TJ_RETURN_IF_ERROR(row.expectFields({"name", "when", "set", "evidence"}, {"name", "when", "set", "evidence"}));
+  const std::vector<std::string> fields = {"name", "when", "set", "evidence"};
+  TJ_RETURN_IF_ERROR(row.expectFields(fields, fields));
   ConditionalTuning conditional;
   TJ_ASSIGN_OR_RETURN(conditional.name, row.child("name").text());
   TJ_ASSIGN_OR_RETURN(conditional.evidence, row.child("evidence").text());
@@ -139,11 +145,12 @@ absl::StatusOr<TemplateTuning> readTemplate(const Node& node) {
     }
   }
   if (node.json().contains("conditional"))
-    TJ_RETURN_IF_ERROR(forEachNamedRow(node.child("conditional"), [&](const Node& row) -> absl::Status {
-      TJ_ASSIGN_OR_RETURN(auto conditional, readConditional(row));
-      tuning.conditional.push_back(std::move(conditional));
-      return absl::OkStatus();
-    }));
+    TJ_RETURN_IF_ERROR(
+        forEachNamedRow(node.child("conditional"), [&](const Node& row) -> absl::Status {
+          TJ_ASSIGN_OR_RETURN(auto conditional, readConditional(row));
+          tuning.conditional.push_back(std::move(conditional));
+          return absl::OkStatus();
+        }));
   return tuning;
 }
 
@@ -324,7 +331,8 @@ std::string canonicalTemplateTuning(const TargetDescription& target,
   const TemplateTuning* tuning = templateTuning(target, templateName);
   if (!tuning) return "";
   std::string text;
-  for (const auto& [name, value] : tuning->defaults) absl::StrAppend(&text, name, "=", value.value, ";");
+  for (const auto& [name, value] : tuning->defaults)
+    absl::StrAppend(&text, name, "=", value.value, ";");
   for (const ConditionalTuning& row : tuning->conditional) {
     absl::StrAppend(&text, "[");
     for (const auto& [name, value] : row.when) absl::StrAppend(&text, name, "=", value, ",");

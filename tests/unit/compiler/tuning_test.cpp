@@ -190,13 +190,16 @@ constexpr char kValidFile[] = R"({
   "target": "sm_90", "measured": false, "provenance": "test",
   "templates": {"paged_decode": {
     "defaults": {"block_n": {"value": 32, "evidence": "e"}},
-    "conditional": [{"name": "c", "when": {"kv_layout": "shuffled"}, "set": {"min_blocks_per_sm": 0}, "evidence": "e"}]}},
+    "conditional": [{"name": "c", "when": {"kv_layout": "shuffled"},
+                     "set": {"min_blocks_per_sm": 0}, "evidence": "e"}]}},
   "ops": {"paged_decode": {
     "tilings": [
-      {"name": "a", "max_programs": 8, "max_context": null, "max_head_size": 128, "partition_size": 512,
-       "block_n": 64, "prefetch_depth": 1, "cluster_merge": false, "num_warps": 0, "evidence": "e"}],
+      {"name": "a", "max_programs": 8, "max_context": null, "max_head_size": 128,
+       "partition_size": 512, "block_n": 64, "prefetch_depth": 1, "cluster_merge": false,
+       "num_warps": 0, "evidence": "e"}],
     "merge": {"large_merge_pairs": {"value": 2048, "evidence": "e"}},
-    "checks": [{"shape": {"num_seqs": 1, "num_kv_heads": 8, "max_model_len": 99, "head_size": 128}, "picks": "a"}]}}
+    "checks": [{"shape": {"num_seqs": 1, "num_kv_heads": 8, "max_model_len": 99,
+                          "head_size": 128}, "picks": "a"}]}}
 })";
 
 // kValidFile with `from` replaced by `to` once.
@@ -239,7 +242,8 @@ TEST(TuningLoader, NamesTheFileRowAndFieldOfWhatIsWrong) {
            {"\"large_merge_pairs\"", "\"large_merges\"",
             "test.json.ops.paged_decode.merge: unknown field 'large_merges'"},
            {"\"picks\": \"a\"", "\"picks\": \"b\"", "checks[0].picks: names no tiling row: 'b'"},
-           {"\"measured\": false", "\"measured\": \"no\"", "test.json.measured: expected true or false"},
+           {"\"measured\": false", "\"measured\": \"no\"",
+            "test.json.measured: expected true or false"},
            {"\"target\"", "\"targets\"", "test.json: unknown field 'targets'"},
            {"\"provenance\": \"test\",", "\"provenance\": \"test\",,", "test.json: not valid JSON"},
        }) {
@@ -272,7 +276,9 @@ TEST(TuningKeys, ATemplatesKeyCoversItsOwnRowsOnly) {
                            keyOf("paged_decode_reduce", "sm_90"));
   };
   // A default of paged_decode, then one of its conditional rows.
-  for (auto keys : {retuned([](TargetTuning& t) { t.templates["paged_decode"].defaults["block_n"].value = 64; }),
+  for (auto keys : {retuned([](TargetTuning& t) {
+                      t.templates["paged_decode"].defaults["block_n"].value = 64;
+                    }),
                     retuned([](TargetTuning& t) {
                       t.templates["paged_decode"].conditional.at(0).set["min_blocks_per_sm"] = 2;
                     })}) {
@@ -288,7 +294,9 @@ TEST(TuningKeys, ATemplatesKeyCoversItsOwnRowsOnly) {
   EXPECT_EQ(std::get<0>(keys), decode);
   EXPECT_EQ(std::get<2>(keys), reduce);
   // Evidence is not part of any key.
-  keys = retuned([](TargetTuning& t) { t.templates["paged_decode"].defaults["block_n"].evidence = "x"; });
+  keys = retuned([](TargetTuning& t) {
+    t.templates["paged_decode"].defaults["block_n"].evidence = "x";
+  });
   EXPECT_EQ(std::get<0>(keys), decode);
   EXPECT_EQ(keyOf("paged_decode", "sm_90"), decode);  // the override ended with its scope
 }
