@@ -3,6 +3,7 @@
 // included), else its default; the parameters become constants everywhere and leave the
 // template, which keeps their values; constraints keep the names of what they read.
 // RUN: tj-opt %s --tj-bind-parameters="target=sm_90 values=tiles=2,dtype=f16,kv_layout=shuffled" | FileCheck %s
+// RUN: tj-opt %s --pass-pipeline='builtin.module(tj-bind-parameters{target=sm_90 values=tiles=2,dtype=f16,kv_layout=shuffled})' | FileCheck %s
 // RUN: tj-opt %s --tj-bind-parameters="target=sm_90 values=tiles=1" | FileCheck %s --check-prefix=TUNED
 // RUN: tj-opt %s --tj-bind-parameters="target=host values=tiles=1,block_n=16" | FileCheck %s --check-prefix=HOST
 // The errors name the parameter, the value and the legal values (tilejit compile's messages).
