@@ -12,6 +12,7 @@
 #include "compiler/emit/cpp_emitter.h"
 #include "compiler/specialize/specializer.h"
 #include "compiler/toolchains/toolchain.h"
+#include "compiler/tuning/tuning_table.h"
 #include "mlir/IR/MLIRContext.h"
 #include "support/status.h"
 
@@ -123,14 +124,16 @@ struct JitCompiler::Impl {
   }
 
   // The bound parameter values are a pure function of the template text, the given values
-  // and the target's tuning table, so the key hashes those and needs no parse.
+  // and the template's own rows of the target's tuning, so the key hashes those and needs no
+  // parse (the template's name is read off its text).
   absl::StatusOr<std::string> computeKey(const KernelSpec& spec, const TargetDescription& target) {
     TJ_ASSIGN_OR_RETURN(const Toolchain* toolchain, toolchainFor(target));
     TJ_ASSIGN_OR_RETURN(const std::string* library, libraryDigest(target.backend));
     CacheKeyBuilder builder;
     builder.addTemplateText(spec.templateText);
     for (const auto& [name, value] : spec.parameters) builder.addParameter(name, value.text());
-    for (const auto& [name, value] : target.tuning) builder.addParameter("tuning:" + name, value);
+    builder.addParameter("tuning",
+                         canonicalTemplateTuning(target, declaredTemplateName(spec.templateText)));
     builder.addTarget(target.name);
     builder.addEmitterVersion(kEmitterVersion);
     builder.addDeviceLibrary("digest", *library);

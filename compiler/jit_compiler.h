@@ -19,8 +19,6 @@
 
 namespace tilejit {
 
-using ParameterMap = std::map<std::string, ParameterValue>;
-
 struct KernelSpec {
   std::string templateText;
   std::string sourceName;  // file name for diagnostics ("templates/merge_attn_states.mlir")

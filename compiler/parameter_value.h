@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -42,5 +43,8 @@ class ParameterValue {
   int64_t integer_ = 0;
   std::string text_;
 };
+
+// Parameter values by name, as kernel specs and the specializer take them.
+using ParameterMap = std::map<std::string, ParameterValue>;
 
 }  // namespace tilejit

@@ -8,6 +8,16 @@
 
 namespace tilejit {
 
+// Binds every template's parameters for a target (options `target`, `values` as
+// name=value,...) and replaces them by constants (bindTemplateParameters).
+std::unique_ptr<mlir::Pass> createBindParametersPass();
+
+// Rejects a bound template whose constraints fail; erases those that hold.
+std::unique_ptr<mlir::Pass> createCheckConstraintsPass();
+
+// Fully unrolls the loops marked `tj.unroll` (constant bounds required).
+std::unique_ptr<mlir::Pass> createUnrollMarkedLoopsPass();
+
 // Infers static tile shapes once parameters are bound: tj ops with a `tile` attribute get
 // their static result types, and the shapes flow through arith/math/scf.
 std::unique_ptr<mlir::Pass> createRefineTileShapesPass();

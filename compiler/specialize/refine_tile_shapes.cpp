@@ -139,6 +139,9 @@ std::unique_ptr<mlir::Pass> createRefineTileShapesPass() {
 
 namespace tilejit {
 void registerTilejitPasses() {
+  mlir::registerPass([] { return createBindParametersPass(); });
+  mlir::registerPass([] { return createCheckConstraintsPass(); });
+  mlir::registerPass([] { return createUnrollMarkedLoopsPass(); });
   mlir::PassRegistration<RefineTileShapesPass>();
   mlir::registerPass([] { return createDeepenLoopPrefetchPass(); });
   registerBackendPasses();

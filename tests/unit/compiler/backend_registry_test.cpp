@@ -70,7 +70,7 @@ absl::StatusOr<EmittedKernel> emitShipped(const std::string& name, const std::st
   if (!text.ok()) return text.status();
   auto parsed = parseTemplate(context, *text, name + ".mlir");
   if (!parsed.ok()) return parsed.status();
-  absl::StatusOr<SpecializedKernel> specialized = specializeTemplate(**parsed, **description, values);
+  absl::StatusOr<SpecializedKernel> specialized = specializeTemplate(**parsed, **description, ParameterMap(values.begin(), values.end()));
   if (!specialized.ok()) return specialized.status();
   return emitKernel(specialized->templateOp, **description);
 }

@@ -178,7 +178,7 @@ TEST(DecodeTiling, TheMeasuredTableDecidesPerGridAndContext) {
   auto h200 = lookupTarget("sm_90");
   ASSERT_TRUE(h200.ok());
   // Every row is the one chosen at its own corner: none is shadowed by an earlier row.
-  for (const DecodeTiling& row : (*h200)->decodeTilings) {
+  for (const DecodeTiling& row : tuningFor(**h200).decodeTilings) {
     auto tiling = chooseDecodeTiling(**h200, row.maxPrograms, row.maxContext, row.maxHeadSize);
     ASSERT_TRUE(tiling.has_value());
     EXPECT_EQ(tiling->maxPrograms, row.maxPrograms);
