@@ -9,12 +9,51 @@ namespace tilejit {
 namespace {
 
 std::vector<TargetDescription> buildTargets() {
-  const MatrixInstruction mmaF16{"mma.sync.m16n8k16", 16, 8, 16, "f16"};
-  const MatrixInstruction mmaBF16{"mma.sync.m16n8k16", 16, 8, 16, "bf16"};
-  const MatrixInstruction mfma16{"mfma_f32_16x16x16bf16_1k", 16, 16, 16, "bf16"};
-  const MatrixInstruction mfma32{"mfma_f32_32x32x8bf16_1k", 32, 32, 8, "bf16"};
-  const MatrixInstruction mfma16k32{"mfma_f32_16x16x32_bf16", 16, 16, 32, "bf16"};
-  const MatrixInstruction wmma{"wmma_f32_16x16x16_bf16", 16, 16, 16, "bf16"};
+  // Bases are {row, col} per bit of the fragment element index, then per bit of the lane id.
+  // mma.sync m16n8k16 (PTX ISA, "Matrix Fragments for mma.m16n8k16 with floating point type"):
+  // groupID = lane / 4, threadID_in_group = lane % 4; A: row = groupID + 8 * (i / 2 % 2),
+  // col = 2 * (lane % 4) + i % 2 + 8 * (i / 4); B: row = 2 * (lane % 4) + i % 2 + 8 * (i / 2),
+  // col = groupID; C: row = groupID + 8 * (i / 2), col = 2 * (lane % 4) + i % 2.
+  const FragmentOwnership mmaA{{{0, 1}, {8, 0}, {0, 8}}, {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}};
+  const FragmentOwnership mmaB{{{1, 0}, {8, 0}}, {{2, 0}, {4, 0}, {0, 1}, {0, 2}, {0, 4}}};
+  const FragmentOwnership mmaC{{{0, 1}, {8, 0}}, {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}}};
+  const MatrixInstruction mmaF16{"mma.sync.m16n8k16", 16, 8, 16, "f16", 32, mmaA, mmaB, mmaC};
+  const MatrixInstruction mmaBF16{"mma.sync.m16n8k16", 16, 8, 16, "bf16", 32, mmaA, mmaB, mmaC};
+  // MFMA, wave64 (AMD Matrix Instruction Calculator, CDNA2/CDNA3, --detail-instruction; CDNA3
+  // ISA 7.1): A[i][k] at lane i + M * (k / kL), element k % kL with kL = K / (64 / M); B the
+  // same with j for i; 32x32 C[i][j] at lane j + 32 * (i / 4 % 2), element i % 4 + 4 * (i / 8);
+  // 16x16 C[i][j] at lane j + 16 * (i / 4), element i % 4.
+  const FragmentOwnership mfma16C{{{1, 0}, {2, 0}}, {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {4, 0}, {8, 0}}};
+  const MatrixInstruction mfma16{
+      "mfma_f32_16x16x16bf16_1k", 16, 16, 16, "bf16", 64,
+      {{{0, 1}, {0, 2}}, {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 4}, {0, 8}}},
+      {{{1, 0}, {2, 0}}, {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {4, 0}, {8, 0}}}, mfma16C};
+  const MatrixInstruction mfma32{
+      "mfma_f32_32x32x8bf16_1k", 32, 32, 8, "bf16", 64,
+      {{{0, 1}, {0, 2}}, {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {16, 0}, {0, 4}}},
+      {{{1, 0}, {2, 0}}, {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {4, 0}}},
+      {{{1, 0}, {2, 0}, {8, 0}, {16, 0}}, {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {4, 0}}}};
+  // gfx950's double-rate form: eight operand elements per lane (kL = 8).
+  const MatrixInstruction mfma16k32{
+      "mfma_f32_16x16x32_bf16", 16, 16, 32, "bf16", 64,
+      {{{0, 1}, {0, 2}, {0, 4}}, {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 8}, {0, 16}}},
+      {{{1, 0}, {2, 0}, {4, 0}}, {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {8, 0}, {16, 0}}}, mfma16C};
+  // WMMA, wave32 (RDNA3 ISA 7.9 "Wave Matrix Multiply Accumulate"; RDNA4 ISA 7.9; GPUOpen's
+  // "How to accelerate AI applications on RDNA 3 using WMMA"). gfx11: lanes l and l + 16 both
+  // hold A row l % 16 (B column l % 16) whole, element k: the lane bit 4 basis is zero;
+  // C[i][j] at lane j + 16 * (i % 2), element i / 2. gfx12: no replication, half the A/B
+  // elements: A[i][k] at lane i + 16 * (k / 8), element k % 8 (B likewise); C[i][j] at lane
+  // j + 16 * (i / 8), element i % 8.
+  const MatrixInstruction wmma{
+      "wmma_f32_16x16x16_bf16", 16, 16, 16, "bf16", 32,
+      {{{0, 1}, {0, 2}, {0, 4}, {0, 8}}, {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 0}}},
+      {{{1, 0}, {2, 0}, {4, 0}, {8, 0}}, {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 0}}},
+      {{{2, 0}, {4, 0}, {8, 0}}, {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {1, 0}}}};
+  const MatrixInstruction wmmaGfx12{
+      "wmma_f32_16x16x16_bf16_w32_gfx12", 16, 16, 16, "bf16", 32,
+      {{{0, 1}, {0, 2}, {0, 4}}, {{1, 0}, {2, 0}, {4, 0}, {8, 0}, {0, 8}}},
+      {{{1, 0}, {2, 0}, {4, 0}}, {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {8, 0}}},
+      {{{1, 0}, {2, 0}, {4, 0}}, {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {8, 0}}}};
 
   // Tuning shared by the NVIDIA targets (sm_80 inherits the H200's values: not measured).
   std::map<std::string, int64_t> nvidiaTuning = {
@@ -175,7 +214,7 @@ std::vector<TargetDescription> buildTargets() {
   targets.push_back({"gfx1100", "RX 7900 XTX (RDNA3)", Vendor::kAmd, "hip", 32, 96, 1024,
                      64 * 1024, 98304, 256, {wmma}, amdTuning});
   targets.push_back({"gfx1201", "RX 9070 XT (RDNA4)", Vendor::kAmd, "hip", 32, 64, 1024,
-                     64 * 1024, 98304, 256, {wmma}, amdTuning});
+                     64 * 1024, 98304, 256, {wmmaGfx12}, amdTuning});
   targets.push_back({"host", "CPU (one host thread per program)", Vendor::kHost, "cpu", 1,
                      static_cast<int64_t>(std::thread::hardware_concurrency()), 1024,
                      1 << 30, 0, 0, {}, hostTuning});
@@ -183,6 +222,20 @@ std::vector<TargetDescription> buildTargets() {
 }
 
 }  // namespace
+
+MatrixInstruction wgmmaInstruction(int64_t n, const std::string& operandType) {
+  // PTX ISA, "Register Fragments and Shared Memory Matrix Layouts" for wgmma .m64nNk16: warp
+  // w of the warpgroup holds rows 16w..16w+15 of A and D. D: row = 16 * w + groupID +
+  // 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2; A in registers is mma.sync's
+  // A per warp. B is read from shared memory only.
+  const std::vector<std::array<int64_t, 2>> lanes = {{0, 2}, {0, 4}, {1, 0}, {2, 0},
+                                                     {4, 0}, {16, 0}, {32, 0}};
+  MatrixInstruction instruction{absl::StrCat("wgmma.m64n", n, "k16"), 64, n, 16, operandType, 128};
+  instruction.a = {{{0, 1}, {8, 0}, {0, 8}}, lanes};
+  instruction.acc = {{{0, 1}, {8, 0}}, lanes};
+  for (int64_t cols = 8; cols < n; cols *= 2) instruction.acc.registerBases.push_back({0, cols});
+  return instruction;
+}
 
 const std::vector<TargetDescription>& allTargets() {
   static const std::vector<TargetDescription> targets = buildTargets();
