@@ -84,7 +84,7 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
   void runOnOperation() override {
     target_ = passTarget(getOperation(), targetName);
     if (!target_) {
-      getOperation().emitError("unknown target '") << targetName << "'";
+      getOperation().emitError(std::string(lookupTarget(targetName).status().message()));
       return signalPassFailure();
     }
     getOperation().walk([&](tj::KernelOp kernel) {

@@ -190,7 +190,7 @@ class PlaceDotOperandsInSharedMemory
   void runOnOperation() override {
     const TargetDescription* target = passTarget(getOperation(), targetName);
     if (!target) {
-      getOperation().emitError("unknown target '") << targetName << "'";
+      getOperation().emitError(std::string(lookupTarget(targetName).status().message()));
       return signalPassFailure();
     }
     // Every chain that could be placed, in program order.

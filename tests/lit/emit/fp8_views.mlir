@@ -1,4 +1,4 @@
-// fp8 views and tiles: the emitter names the device library's fp8 storage types, and the
+// fp8 views, tiles and caches (and a latent cache): the emitter names the device library's fp8 storage types, and the
 // CUDA (nvrtc, sm_90) and host libraries compile their conversions.
 // RUN: tilejit compile %s --target sm_90 --emit cpp --no-cache | FileCheck %s
 // RUN: tilejit compile %s --target sm_90 -p dtype=f8E5M2 --emit cpp --no-cache | FileCheck %s --check-prefix=E5M2
@@ -8,7 +8,13 @@
 // CHECK: tj::View<tj::f8e4m3, 2> x;
 // CHECK: tj::View<float, 2> y;
 // CHECK: tj::View<tj::f8e4m3, 2> z;
+// CHECK: tj::View<tj::f8e4m3, 4> cache;
+// CHECK: tj::View<tj::bf16, 3> latent;
 // E5M2: tj::View<tj::f8e5m2, 2> x;
+// Binding keeps a cache's scale and binds its 8-bit element type.
+// RUN: tilejit compile %s --target sm_90 --emit specialized --no-cache | FileCheck %s --check-prefix=SPEC
+// SPEC: %cache: !tj.kv_cache<k, [num_blocks, 16, num_kv_heads, 64], f8E4M3FN, layout = standard, scale = per_tensor>
+// SPEC-SAME: %latent: !tj.kv_cache<latent, [num_blocks, 16, 576], bf16, layout = standard>
 
 tj.template @fp8_scale {
   tj.param @dtype : type values [f8E4M3FN, f8E5M2] default f8E4M3FN
@@ -21,7 +27,9 @@ tj.template @fp8_scale {
   }
   // z = fp8(2 * float(x)), y = float(x)
   tj.kernel @fp8_scale(%x: !tj.view<[16, 64], !tj.dtype<"dtype", 8>>, %y: !tj.view<[16, 64], f32>,
-                       %z: !tj.view<[16, 64], !tj.dtype<"dtype", 8>>) {
+                       %z: !tj.view<[16, 64], !tj.dtype<"dtype", 8>>,
+                       %cache: !tj.kv_cache<k, [num_blocks, 16, num_kv_heads, 64], !tj.dtype<"dtype", 8>, layout = standard, scale = per_tensor>,
+                       %latent: !tj.kv_cache<latent, [num_blocks, 16, 576], bf16, layout = standard>) {
     %c0 = arith.constant 0 : index
     %two = arith.constant 2.0 : f32
     %t = tj.load %x[%c0, %c0] [16, 64] : !tj.view<[16, 64], !tj.dtype<"dtype", 8>> -> tensor<16x64x!tj.dtype<"dtype", 8>>

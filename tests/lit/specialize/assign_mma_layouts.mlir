@@ -16,6 +16,8 @@
 // GFX942: tj.dot %{{.*}} {trans_b} : tensor<16x64xbf16>, tensor<32x64xbf16>, tensor<16x32xf32, #mma> -> tensor<16x32xf32, #mma>
 // RUN: tj-opt %s --tj-assign-mma-layouts=target=gfx1100 | FileCheck %s --check-prefix=GFX1100
 // GFX1100: #mma = #tj.mma<#wmma_f32_16x16x16_bf16>
+// RUN: not tj-opt %s --tj-assign-mma-layouts=target=sm_99 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// UNKNOWN: unknown target 'sm_99'; known targets: sm_80, sm_90,
 // The decode template on sm_90: the softmax state lives in fragments, and the column index
 // tile is built in the logits' layout (a 2-D tj.range): no conversion at all. The host target
 // has no layouts.
