@@ -12,7 +12,6 @@
 namespace mlir::tj {
 class ClusterMergeStoreOp;
 class DotOp;
-class MatrixInstrAttr;
 }
 
 namespace tilejit {
@@ -39,10 +38,6 @@ std::unique_ptr<mlir::Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sha
 // layout (#tj.mma, #tj.mma_rows); tj.convert_layout is inserted where layouts meet.
 // The layouts name the target's matrix instruction (tensorCoreInstruction).
 std::unique_ptr<mlir::Pass> createAssignMmaLayoutsPass();
-
-// The dialect's #tj.matrix_instr for one of a target description's instructions.
-mlir::tj::MatrixInstrAttr matrixInstrAttr(mlir::MLIRContext* context,
-                                          const MatrixInstruction& instruction);
 
 // The target the GPU passes work for: the specialized template's `tj.target` (the template
 // around or inside `op`) where it has matrix instructions, else `fallback` (tj-opt's

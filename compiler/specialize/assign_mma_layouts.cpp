@@ -21,6 +21,7 @@
 //      broadcasts of blocked tiles, ...) a tj.convert_layout follows the producer;
 //      where a consumer needs another layout (a dot's b operand, paged_store, ...) one
 //      precedes the consumer.
+#include "compiler/matrix_instruction_attr.h"
 #include "compiler/passes.h"
 #include "compiler/targets/target_description.h"
 #include "dialects/tj/TjDialect.h"
@@ -336,27 +337,7 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
   llvm::DenseMap<std::pair<Value, int>, Value> conversions_;
 };
 
-std::vector<int64_t> flatten(const std::vector<std::array<int64_t, 2>>& bases) {
-  std::vector<int64_t> flat;
-  for (const auto& [row, col] : bases) flat.insert(flat.end(), {row, col});
-  return flat;
-}
-
-tj::FragmentLayoutAttr fragmentAttr(MLIRContext* context, const FragmentOwnership& ownership) {
-  if (ownership.registerBases.empty() && ownership.laneBases.empty()) return {};
-  return tj::FragmentLayoutAttr::get(context, flatten(ownership.registerBases),
-                                     flatten(ownership.laneBases));
-}
-
 }  // namespace
-
-tj::MatrixInstrAttr matrixInstrAttr(MLIRContext* context, const MatrixInstruction& instruction) {
-  return tj::MatrixInstrAttr::get(context, instruction.name, instruction.m, instruction.n,
-                                  instruction.k, instruction.lanes,
-                                  fragmentAttr(context, instruction.a),
-                                  fragmentAttr(context, instruction.b),
-                                  fragmentAttr(context, instruction.acc));
-}
 
 std::unique_ptr<Pass> createAssignMmaLayoutsPass() { return std::make_unique<AssignMmaLayouts>(); }
 

@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-#include "compiler/passes.h"
+#include "compiler/matrix_instruction_attr.h"
 #include "compiler/targets/target_description.h"
 #include "dialects/tj/TjDialect.h"
 #include "mlir/IR/MLIRContext.h"
