@@ -262,7 +262,8 @@ absl::StatusOr<std::string> JitCompiler::dumpStage(const KernelSpec& spec, Stage
     TJ_ASSIGN_OR_RETURN(SpecializedKernel specialized,
                         specializeTemplate(*parsed, *target, spec.parameters));
     std::string text;
-    llvm::raw_string_ostream(text) << *specialized.module;
+    llvm::raw_string_ostream os(text);
+    specialized.module->print(os);  // from the top: with aliases (`#mma = #tj.mma<...>`)
     return text;
   }
   TJ_ASSIGN_OR_RETURN(EmittedKernel emitted, impl_->emit(spec, *target));

@@ -17,6 +17,7 @@ constexpr DTypeInfo kDTypes[] = {
     {DType::kI8, "i8", 1, false},   {DType::kI32, "i32", 4, false},
     {DType::kI64, "i64", 8, false}, {DType::kU8, "u8", 1, false},
     {DType::kBool, "i1", 1, false},
+    {DType::kF8E4M3FN, "f8e4m3fn", 1, true}, {DType::kF8E5M2, "f8e5m2", 1, true},
 };
 const DTypeInfo& info(DType dtype) { return kDTypes[static_cast<int>(dtype)]; }
 }  // namespace

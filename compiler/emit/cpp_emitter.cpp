@@ -108,6 +108,8 @@ class BodyEmitter {
     if (type.isF64()) return std::string("double");
     if (type.isF16()) return std::string("tj::f16");
     if (type.isBF16()) return std::string("tj::bf16");
+    if (isa<Float8E4M3FNType>(type)) return std::string("tj::f8e4m3");
+    if (isa<Float8E5M2Type>(type)) return std::string("tj::f8e5m2");
     if (type.isInteger(1)) return std::string("bool");
     if (type.isInteger(8)) return std::string("int8_t");
     if (type.isInteger(32)) return std::string("int32_t");
@@ -117,6 +119,11 @@ class BodyEmitter {
       const char* kind = "tj::Tile<";
       if (tj::getTileLayout(tensor) == tj::TileLayout::kMma) kind = "tj::MmaTile<";
       if (tj::getTileLayout(tensor) == tj::TileLayout::kMmaRows) kind = "tj::MmaRows<";
+      // The library's fragment tiles are mma.sync m16n8k16's.
+      if (tj::MatrixInstrAttr instr = tj::getMatrixInstr(tensor);
+          instr && instr.getName() != "mma.sync.m16n8k16")
+        return absl::UnimplementedError(absl::StrCat(
+            "the device library has no fragment tiles of ", instr.getName().str()));
       return absl::StrCat(kind, element, ", ", absl::StrJoin(tensor.getShape(), ", "), ">");
     }
     if (auto view = dyn_cast<tj::ViewType>(type)) {
@@ -125,7 +132,8 @@ class BodyEmitter {
     }
     if (auto cache = dyn_cast<tj::KvCacheType>(type)) {
       TJ_ASSIGN_OR_RETURN(std::string element, cppType(cache.getElementType()));
-      return absl::StrCat("tj::View<", element, ", ", cache.isShuffled() ? 5 : 4, ">");
+      // A shuffled cache splits its innermost 16 bytes off an axis: one more.
+      return absl::StrCat("tj::View<", element, ", ", cache.getRank() + (cache.isShuffled() ? 1 : 0), ">");
     }
     std::string text;
     llvm::raw_string_ostream(text) << type;

@@ -13,6 +13,8 @@ absl::StatusOr<DType> dtypeOf(Type type) {
   if (type.isBF16()) return DType::kBF16;
   if (type.isF32()) return DType::kF32;
   if (type.isF64()) return DType::kF64;
+  if (isa<Float8E4M3FNType>(type)) return DType::kF8E4M3FN;
+  if (isa<Float8E5M2Type>(type)) return DType::kF8E5M2;
   if (type.isInteger(1)) return DType::kBool;
   if (type.isInteger(8)) return DType::kI8;
   if (type.isInteger(32)) return DType::kI32;

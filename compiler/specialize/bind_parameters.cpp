@@ -219,7 +219,7 @@ absl::Status substituteParameters(tj::TemplateOp templ, const TargetDescription&
     auto layout = dyn_cast_or_null<StringAttr>(bindExtent(type.getLayout(), bound));
     return tj::KvCacheType::get(type.getContext(), type.getRole(),
                                 bindExtents(type.getDims(), bound), type.getElementType(),
-                                layout ? layout : type.getLayout());
+                                layout ? layout : type.getLayout(), type.getScale());
   });
   replacer.recursivelyReplaceElementsIn(templ, /*replaceAttrs=*/true, /*replaceLocs=*/false,
                                         /*replaceTypes=*/true);

@@ -2,6 +2,7 @@
 // templates and passes ask here. Tuning constants live in per-target files (compiler/tuning).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -15,11 +16,24 @@ namespace tilejit {
 
 enum class Vendor { kNvidia, kAmd, kHost };
 
-// A matrix instruction shape (M x N x K) with the operand type it takes.
+// Which lane and which element of its fragment hold each element of one operand tile, as
+// linear bases: bit b of the element index adds registerBases[b] = {row, col}, bit b of the
+// lane id adds laneBases[b] (XOR; a zero basis is declared replication). The same data as the
+// dialect's #tj.fragment (dialects/tj/TjAttrs.td).
+struct FragmentOwnership {
+  std::vector<std::array<int64_t, 2>> registerBases;
+  std::vector<std::array<int64_t, 2>> laneBases;
+};
+
+// A matrix instruction: its shape (M x N x K), the operand type it takes, the lanes that
+// execute it and who holds what of A [M, K], B [K, N] and C [M, N]. An operand without bases
+// is read from shared memory (wgmma's B).
 struct MatrixInstruction {
   std::string name;  // "mma.sync.m16n8k16", "mfma_f32_16x16x16bf16", "wmma_f32_16x16x16_bf16"
   int64_t m, n, k;
   std::string operandType;  // "f16", "bf16"
+  int64_t lanes = 32;       // a warp, a wave64 / wave32, a warpgroup (128)
+  FragmentOwnership a, b, acc;
 };
 
 struct TargetDescription {

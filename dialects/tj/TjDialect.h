@@ -1,6 +1,9 @@
 // The `tj` dialect: tile-level templates of attention kernels.
 #pragma once
 
+#include <array>
+#include <string>
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -17,10 +20,10 @@
 #include "dialects/tj/TjDialect.h.inc"
 #include "dialects/tj/TjEnums.h.inc"
 
-#define GET_TYPEDEF_CLASSES
-#include "dialects/tj/TjTypes.h.inc"
 #define GET_ATTRDEF_CLASSES
 #include "dialects/tj/TjAttrs.h.inc"
+#define GET_TYPEDEF_CLASSES
+#include "dialects/tj/TjTypes.h.inc"
 
 namespace mlir::tj {
 class KernelOp;
@@ -51,10 +54,21 @@ void printExtentList(AsmPrinter& printer, ArrayAttr extents);
 // The tile layouts (encodings of tile types); kBlocked is a tile without an encoding.
 enum class TileLayout { kBlocked, kMma, kMmaRows };
 TileLayout getTileLayout(Type type);
-// `type` with `layout`'s encoding (none for kBlocked); non-tiles are returned unchanged.
-Type withTileLayout(Type type, TileLayout layout);
+// The matrix instruction an mma or mma_rows tile's encoding names (null: none).
+MatrixInstrAttr getMatrixInstr(Type type);
+// `type` with `layout`'s encoding (none for kBlocked) naming `instr`; non-tiles are returned
+// unchanged.
+Type withTileLayout(Type type, TileLayout layout, MatrixInstrAttr instr);
 StringRef stringifyTileLayout(TileLayout layout);
-// Why a tile of `shape` cannot have `layout` (dynamic extents pass), or null when it can.
-const char* tileLayoutProblem(ArrayRef<int64_t> shape, TileLayout layout);
+// Why a tile of `shape` cannot have `layout` with `instr`'s fragments (dynamic extents pass;
+// without an instruction only the rank is checked), or an empty string when it can.
+std::string tileLayoutProblem(ArrayRef<int64_t> shape, TileLayout layout, MatrixInstrAttr instr);
+
+// `per_token_group<128>`: a #tj.kv_scale without its brackets, as !tj.kv_cache spells it.
+KvScaleAttr parseKvScale(AsmParser& parser);
+void printKvScale(AsmPrinter& printer, KvScaleAttr scale);
+
+// Element types of views, caches and tiles of 8 bits that carry real numbers through a scale.
+bool isEightBitElement(Type type);
 
 }  // namespace mlir::tj

@@ -77,6 +77,56 @@ LogicalResult verifyBlockedResult(Operation* op) {
   return success();
 }
 
+// The paged ops address [blocks, block_size, kv_heads, head_size]; other ranks (a latent
+// cache) are readable as views only until an op learns their shape.
+LogicalResult verifyHeadAxis(Operation* op, KvCacheType cache) {
+  if (cache.hasHeadAxis()) return success();
+  return op->emitOpError("needs a cache with a head axis, [blocks, block_size, kv_heads, "
+                         "head_size]; got ")
+         << cache.getRank() << " extents (" << cache.getRole().getValue() << " cache)";
+}
+
+// Layouts of one op's tiles that name matrix instructions must name the same one.
+LogicalResult verifySameInstruction(Operation* op, Type from, Type to) {
+  MatrixInstrAttr a = getMatrixInstr(from), b = getMatrixInstr(to);
+  if (a && b && a != b)
+    return op->emitOpError("moves a tile between the fragments of ")
+           << a.getName() << " and " << b.getName();
+  return success();
+}
+
+// The values of the type parameter every `!tj.dtype<"p", width>` names must have that width,
+// so that binding it keeps the width the template was verified with.
+LogicalResult verifyDTypeWidths(TemplateOp templ) {
+  LogicalResult result = success();
+  auto check = [&](Operation* op, Type type) {
+    type.walk([&](DTypeParamType param) {
+      if (failed(result)) return;
+      ParamOp owner = templ.lookupParam(param.getParam());
+      if (!owner || owner.getKind() != ParamKind::Type || !owner.getValues()) return;
+      ArrayAttr values = *owner.getValues();
+      for (Attribute value : values)
+        if (auto typeAttr = dyn_cast<TypeAttr>(value);
+            typeAttr && typeAttr.getValue().isIntOrFloat() &&
+            typeAttr.getValue().getIntOrFloatBitWidth() != param.getWidth()) {
+          result = op->emitOpError("!tj.dtype<\"")
+                   << param.getParam() << "\", " << param.getWidth() << "> may be bound to "
+                   << typeAttr.getValue() << " of " << typeAttr.getValue().getIntOrFloatBitWidth()
+                   << " bits";
+          return;
+        }
+    });
+  };
+  templ.walk([&](Operation* op) {
+    for (Type type : op->getResultTypes()) check(op, type);
+    for (Region& region : op->getRegions())
+      for (Block& block : region)
+        for (Type type : block.getArgumentTypes()) check(op, type);
+    return failed(result) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return result;
+}
+
 Type elementTypeOf(Type type) {
   if (auto tensor = dyn_cast<RankedTensorType>(type)) return tensor.getElementType();
   return type;
@@ -159,7 +209,7 @@ LogicalResult TemplateOp::verifyRegions() {
   }
   if (kernels != 1) return emitOpError("must hold exactly one tj.kernel, found ") << kernels;
   if (launches != 1) return emitOpError("must hold exactly one tj.launch, found ") << launches;
-  return success();
+  return verifyDTypeWidths(*this);
 }
 
 bool ParamOp::admits(Attribute value) {
@@ -413,6 +463,7 @@ LogicalResult BroadcastOp::verify() {
     return emitOpError("broadcasts ") << stringifyTileLayout(from) << " to "
                                       << stringifyTileLayout(to)
                                       << "; only mma_rows -> mma and blocked -> blocked";
+  if (failed(verifySameInstruction(*this, source, result))) return failure();
   return verifyTileMatches(*this, getTile(), getType());
 }
 
@@ -432,7 +483,7 @@ LogicalResult ExpandDimsOp::verify() {
                                    << stringifyTileLayout(to)
                                    << "; only blocked -> blocked and mma_rows -> mma_rows at axis 1";
   }
-  return success();
+  return verifySameInstruction(*this, source, result);
 }
 
 LogicalResult ReshapeOp::verify() {
@@ -474,6 +525,7 @@ LogicalResult ReduceOp::verify() {
     return emitOpError("reduces an mma tile along axis 1 only, to an mma_rows tile");
   if (from == TileLayout::kBlocked && getTileLayout(getType()) != TileLayout::kBlocked)
     return emitOpError("of a blocked tile is blocked");
+  if (failed(verifySameInstruction(*this, source, getType()))) return failure();
   if (source.getRank() == 1) {
     if (getType() != source.getElementType())
       return emitOpError("of a 1-D tile yields a scalar of type ") << source.getElementType();
@@ -633,6 +685,7 @@ LogicalResult PagedLoadOp::verify() {
   if (result.getRank() != 2) return emitOpError("produces a [tokens, head_size] tile");
   if (result.getElementType() != cache.getElementType())
     return emitOpError("tile element type must be the cache's");
+  if (failed(verifyHeadAxis(*this, cache))) return failure();
   Extent headSize = getExtent(cache.getDims()[3]);
   Extent tileWidth = getExtent(getTile()[1]);
   if (headSize.isConstant() && tileWidth.isConstant() && headSize.value != tileWidth.value)
@@ -686,7 +739,7 @@ LogicalResult PagedStoreOp::verify() {
   if (value.getRank() != 2) return emitOpError("stores a [kv_heads, head_size] tile");
   if (value.getElementType() != cache.getElementType())
     return emitOpError("tile element type must be the cache's");
-  return success();
+  return verifyHeadAxis(*this, cache);
 }
 
 void PagedStoreOp::getEffects(

@@ -85,12 +85,18 @@ Type KvCacheType::parse(AsmParser& parser) {
   if (parser.parseLess() || parser.parseKeywordOrString(&role) || parser.parseComma() ||
       parseExtentList(parser, dims) || parser.parseComma() || parser.parseType(elementType) ||
       parser.parseComma() || parser.parseKeyword("layout") || parser.parseEqual() ||
-      parser.parseKeywordOrString(&layout) || parser.parseGreater())
+      parser.parseKeywordOrString(&layout))
     return {};
+  KvScaleAttr scale;
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("scale") || parser.parseEqual() || !(scale = parseKvScale(parser)))
+      return {};
+  }
+  if (parser.parseGreater()) return {};
   Builder builder(parser.getContext());
   return KvCacheType::getChecked([&] { return parser.emitError(parser.getNameLoc()); },
                                  parser.getContext(), builder.getStringAttr(role), dims,
-                                 elementType, builder.getStringAttr(layout));
+                                 elementType, builder.getStringAttr(layout), scale);
 }
 
 void KvCacheType::print(AsmPrinter& printer) const {
@@ -98,21 +104,54 @@ void KvCacheType::print(AsmPrinter& printer) const {
   printExtentList(printer, getDims());
   printer << ", " << getElementType() << ", layout = ";
   printer.printKeywordOrString(getLayout().getValue());
+  if (KvScaleAttr scale = getScale()) {
+    printer << ", scale = ";
+    printKvScale(printer, scale);
+  }
   printer << '>';
 }
 
 LogicalResult KvCacheType::verify(function_ref<InFlightDiagnostic()> emitError,
                                   StringAttr role, ArrayAttr dims, Type elementType,
-                                  StringAttr layout) {
-  if (role.getValue() != "k" && role.getValue() != "v")
-    return emitError() << "kv_cache role must be 'k' or 'v', got '" << role.getValue() << "'";
-  if (dims.size() != 4)
-    return emitError() << "kv_cache extents are [blocks, block_size, kv_heads, head_size], got "
+                                  StringAttr layout, KvScaleAttr scale) {
+  if (role.getValue() != "k" && role.getValue() != "v" && role.getValue() != "latent")
+    return emitError() << "kv_cache role must be 'k', 'v' or 'latent', got '" << role.getValue()
+                       << "'";
+  if (dims.size() < 2 || dims.size() > 6)
+    return emitError() << "kv_cache extents are [blocks, block_size, ...] with rank 2 to 6, got "
                        << dims.size() << " extents";
+  if (layout.getValue() == "shuffled" && (dims.size() != 4 || role.getValue() == "latent"))
+    return emitError() << "a shuffled kv_cache is a K or V cache [blocks, block_size, kv_heads, "
+                          "head_size]; got role '"
+                       << role.getValue() << "' with " << dims.size() << " extents";
+  if (scale) {
+    if (!isEightBitElement(elementType))
+      return emitError() << "only a kv_cache of 8-bit elements (f8E4M3FN, f8E5M2, i8) takes a "
+                            "scale; got "
+                         << elementType;
+    if (scale.getGranularity() == "per_head" && dims.size() != 4)
+      return emitError() << "a per_head scale needs a head axis: [blocks, block_size, kv_heads, "
+                            "head_size], got "
+                         << dims.size() << " extents";
+    Extent last = getExtent(dims[dims.size() - 1]);
+    if (scale.isPerTokenGroup() && last.isConstant() && last.value % scale.getGroup() != 0)
+      return emitError() << "per_token_group<" << scale.getGroup()
+                         << "> must divide the last extent " << last.value;
+  }
   return verifyExtents(emitError, dims, "kv_cache");
 }
 
-// Until it is bound, the placeholder behaves like a 16-bit float (both f16 and bf16 are).
+LogicalResult DTypeParamType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                     StringRef param, unsigned width) {
+  if (width != 8 && width != 16 && width != 32)
+    return emitError() << "!tj.dtype width must be 8, 16 or 32, got " << width;
+  return success();
+}
+
+// Until it is bound, the placeholder behaves like a float of its width: bf16 stands for the
+// 16-bit types (f16, bf16), f8E4M3FN for the 8-bit ones (f8E4M3FN, f8E5M2).
 const llvm::fltSemantics& DTypeParamType::getFloatSemantics() const {
+  if (getWidth() == 8) return llvm::APFloat::Float8E4M3FN();
+  if (getWidth() == 32) return llvm::APFloat::IEEEsingle();
   return llvm::APFloat::BFloat();
 }

@@ -46,6 +46,31 @@ inline uint16_t floatToF16(float f) {
   return uint16_t(sign | ((r - (112u << 23)) >> 13));
 }
 
+// fp8 references by definition (OCP FP8), independent of the library's bit arithmetic: a
+// code's value in double, and float -> fp8 as the nearest finite code (ties to the even
+// code) with the library's documented overflow (e4m3fn saturates, e5m2 goes to infinity).
+inline double fp8Value(int code, bool e5m2) {
+  const int mantissaBits = e5m2 ? 2 : 3, bias = e5m2 ? 15 : 7, top = e5m2 ? 31 : 15;
+  const int e = (code & 0x7f) >> mantissaBits, m = code & ((1 << mantissaBits) - 1);
+  const double sign = (code & 0x80) ? -1.0 : 1.0;
+  if (e5m2 && e == top) return m == 0 ? sign * INFINITY : NAN;
+  if (!e5m2 && e == top && m == 7) return NAN;
+  const double fraction = double(m) / (1 << mantissaBits);
+  return sign * (e == 0 ? std::ldexp(fraction, 1 - bias) : std::ldexp(1.0 + fraction, e - bias));
+}
+inline int fp8Nearest(float x, bool e5m2) {
+  const int sign = std::signbit(x) ? 0x80 : 0, largest = e5m2 ? 0x7b : 0x7e;
+  if (std::isnan(x)) return sign | (e5m2 ? 0x7e : 0x7f);
+  const double a = std::fabs(double(x));
+  if (a >= (e5m2 ? 61440.0 : 448.0)) return sign | (e5m2 ? 0x7c : 0x7e);
+  int best = 0;
+  for (int code = 1; code <= largest; ++code) {
+    const double d = std::fabs(fp8Value(code, e5m2) - a), bestD = std::fabs(fp8Value(best, e5m2) - a);
+    if (d < bestD || (d == bestD && code % 2 == 0)) best = code;
+  }
+  return sign | best;
+}
+
 struct Report {
   int failures = 0, checks = 0;
   void check(bool ok, const char* what, const std::string& detail = "") {

@@ -6,6 +6,10 @@
 // `#tj.mma` on the tiles that live in a dot's accumulator fragments and `#tj.mma_rows` on the
 // per-row values reduced from them, so that chain stays in registers:
 //
+// The layouts name the matrix instruction of the kernel's tensor-core dots, the target's
+// first that computes the first such dot (a dot another instruction would compute keeps the
+// blocked layout).
+//
 //   1. Values that must share a layout form classes: the operands and results of elementwise
 //      arith/math ops, the values an scf.for/scf.if carries, a tensor-core dot's accumulator
 //      and result, and an expand_dims that appends the last axis. tj.full ops are cloned per
@@ -18,6 +22,8 @@
 //      where a consumer needs another layout (a dot's b operand, paged_store, ...) one
 //      precedes the consumer.
 #include "compiler/backends/cuda/passes.h"
+#include "compiler/backends/matrix_instruction_attr.h"
+#include "compiler/targets/target_description.h"
 #include "dialects/tj/TjDialect.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -44,11 +50,11 @@ bool isSplat(Operation* op) {
   return constant && isa<SplatElementsAttr>(constant.getValue());
 }
 
-// Whether `value`'s (static) shape can carry `layout`: the encodings' own rule.
-bool canHold(Value value, TileLayout layout) {
+// Whether `value`'s (static) shape can carry `layout` with `instr`: the encodings' own rule.
+bool canHold(Value value, TileLayout layout, tj::MatrixInstrAttr instr) {
   auto tile = dyn_cast<RankedTensorType>(value.getType());
   if (!tile || !tile.hasStaticShape()) return layout == TileLayout::kBlocked;
-  return tj::tileLayoutProblem(tile.getShape(), layout) == nullptr;
+  return tj::tileLayoutProblem(tile.getShape(), layout, instr).empty();
 }
 
 bool isRowReduce(tj::ReduceOp reduce) {
@@ -68,12 +74,20 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
  public:
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AssignMmaLayouts)
 
+  AssignMmaLayouts() = default;
+  AssignMmaLayouts(const AssignMmaLayouts& other) : PassWrapper(other) {}
+
   StringRef getArgument() const override { return "tj-assign-mma-layouts"; }
   StringRef getDescription() const override {
     return "keeps tensor-core accumulators and their row reductions in the dot's registers";
   }
 
   void runOnOperation() override {
+    target_ = passTarget(getOperation(), targetName);
+    if (!target_) {
+      getOperation().emitError(std::string(lookupTarget(targetName).status().message()));
+      return signalPassFailure();
+    }
     getOperation().walk([&](tj::KernelOp kernel) {
       if (failed(runOnKernel(kernel))) signalPassFailure();
     });
@@ -81,6 +95,11 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
 
  private:
   LogicalResult runOnKernel(tj::KernelOp kernel) {
+    instr_ = {};
+    kernel.walk([&](tj::DotOp dot) {
+      if (const MatrixInstruction* instruction = tensorCoreInstruction(dot, *target_); instruction && !instr_)
+        instr_ = matrixInstrAttr(&getContext(), *instruction);
+    });
     classes_ = {};
     layouts_.clear();
     rejected_.clear();
@@ -91,6 +110,12 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
     if (layouts_.empty()) return success();
     retypeAndRepair(kernel);
     return success();
+  }
+
+  // A dot computed by the kernel's instruction.
+  bool isTensorCoreDot(tj::DotOp dot) const {
+    const MatrixInstruction* instruction = tensorCoreInstruction(dot, *target_);
+    return instruction && matrixInstrAttr(dot.getContext(), *instruction) == instr_;
   }
 
   // 1. A splat used twice would tie its users' classes together; each use gets its own.
@@ -159,7 +184,7 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
     Value root = leader(value);
     if (layouts_.count(root) || rejected_.contains({root, int(layout)})) return false;
     for (Value member : classes_.members(root))
-      if (!canHold(member, layout)) {
+      if (!canHold(member, layout, instr_)) {
         rejected_.insert({root, int(layout)});
         return false;
       }
@@ -189,7 +214,7 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
   // Whether `op` can produce its result in layout `wanted` from its operands as they are now
   // (ops are decided in program order, so their operands have their final types: a value
   // converted after its producer is the conversion's result).
-  static bool canProduce(Operation* op, TileLayout wanted) {
+  bool canProduce(Operation* op, TileLayout wanted) const {
     if (wanted == TileLayout::kBlocked) return true;
     // A range computes its elements from their coordinates, in any layout.
     if (isElementwise(op) || isSplat(op) || isa<scf::ForOp, scf::IfOp, tj::RangeOp>(op)) return true;
@@ -206,7 +231,7 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
 
   // The layout `op` needs operand `index` in, once results and block arguments have their
   // final types.
-  static TileLayout requiredOperandLayout(Operation* op, unsigned index) {
+  TileLayout requiredOperandLayout(Operation* op, unsigned index) const {
     Value operand = op->getOperand(index);
     auto typeLayout = [](Value value) { return tj::getTileLayout(value.getType()); };
     Value result = op->getNumResults() ? op->getResult(0) : Value();
@@ -234,8 +259,8 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
     return TileLayout::kBlocked;
   }
 
-  static Value convert(OpBuilder& builder, Location loc, Value value, TileLayout layout) {
-    Type type = tj::withTileLayout(value.getType(), layout);
+  Value convert(OpBuilder& builder, Location loc, Value value, TileLayout layout) const {
+    Type type = tj::withTileLayout(value.getType(), layout, instr_);
     return builder.create<tj::ConvertLayoutOp>(loc, type, value, tj::stringifyTileLayout(layout));
   }
 
@@ -259,7 +284,7 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
       for (Region& region : op->getRegions())
         for (Block& block : region)
           for (BlockArgument arg : block.getArguments())
-            if (isTile(arg)) arg.setType(tj::withTileLayout(arg.getType(), layoutOf(arg)));
+            if (isTile(arg)) arg.setType(tj::withTileLayout(arg.getType(), layoutOf(arg), instr_));
     // Producers, in program order, so an op's operands have their final layouts when it is
     // decided (scf.for results are carried values: they follow their class).
     for (Operation* op : ops) {
@@ -267,7 +292,7 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
         if (!isTile(result)) continue;
         TileLayout wanted = layoutOf(result);
         if (canProduce(op, wanted)) {
-          result.setType(tj::withTileLayout(result.getType(), wanted));
+          result.setType(tj::withTileLayout(result.getType(), wanted, instr_));
           continue;
         }
         OpBuilder builder(op->getContext());
@@ -301,6 +326,11 @@ class AssignMmaLayouts : public PassWrapper<AssignMmaLayouts, OperationPass<Modu
       if (convertOp->use_empty()) convertOp->erase();
   }
 
+  Option<std::string> targetName{*this, "target",
+                                 llvm::cl::desc("target of templates without tj.target"),
+                                 llvm::cl::init(kDefaultPassTarget)};
+  const TargetDescription* target_ = nullptr;
+  tj::MatrixInstrAttr instr_;
   llvm::EquivalenceClasses<Value> classes_;
   llvm::DenseMap<Value, TileLayout> layouts_;
   llvm::DenseSet<std::pair<Value, int>> rejected_;

@@ -5,6 +5,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/backends/backend.h"
+#include "compiler/backends/cuda/matrix_instructions.h"
 #include "compiler/backends/cuda/nvrtc_toolchain.h"
 #include "compiler/backends/cuda/passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -22,8 +23,8 @@ class CudaBackend : public CompilerBackend {
   int listingRank() const override { return 0; }
 
   std::vector<TargetDescription> targets() const override {
-    const MatrixInstruction mmaF16{"mma.sync.m16n8k16", 16, 8, 16, "f16"};
-    const MatrixInstruction mmaBF16{"mma.sync.m16n8k16", 16, 8, 16, "bf16"};
+    const MatrixInstruction mmaF16 = mmaSyncInstruction("f16");
+    const MatrixInstruction mmaBF16 = mmaSyncInstruction("bf16");
     std::vector<TargetDescription> targets;
     targets.push_back({"sm_80", "A100", Vendor::kNvidia, "cuda", 32, 108, 1024, 163 * 1024,
                        65536, 255, {mmaF16, mmaBF16}});

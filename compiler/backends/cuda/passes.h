@@ -18,6 +18,9 @@ class DotOp;
 
 namespace tilejit {
 
+struct MatrixInstruction;
+struct TargetDescription;
+
 // GPU targets: loads whose tiles only feed tensor-core dots (directly or through scf.for
 // iter_args) copy asynchronously into shared memory. `sharedBytes` is what a program may
 // use in all; the device library's scratch (libraryScratchBytes) comes out of it first.
@@ -26,12 +29,22 @@ std::unique_ptr<mlir::Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sha
 // GPU targets: tiles in a tensor-core dot's accumulator, and the values computed from them
 // elementwise, reduced along their rows or broadcast back over them, take the dot's register
 // layout (#tj.mma, #tj.mma_rows); tj.convert_layout is inserted where layouts meet.
+// The layouts name the target's matrix instruction (tensorCoreInstruction).
 std::unique_ptr<mlir::Pass> createAssignMmaLayoutsPass();
 
-// Whether the device library computes `dot` on tensor cores (f16/bf16 operands, static
-// M % 16, N % 8, K % 16): the dots whose operands may sit in shared memory and whose
-// accumulator may keep the fragment layout.
-bool isTensorCoreDot(mlir::tj::DotOp dot);
+// The target the GPU passes work for: the specialized template's `tj.target` (the template
+// around or inside `op`) where it has matrix instructions, else `fallback` (tj-opt's
+// `target=` option: IR without a target, or specialized for the host); null if unknown.
+const TargetDescription* passTarget(mlir::Operation* op, llvm::StringRef fallback);
+// The passes' `target=` default, for templates tj-opt reads before specialization.
+constexpr const char* kDefaultPassTarget = "sm_90";
+
+// The first of `target`'s matrix instructions that computes `dot` (f16/bf16 operands of the
+// instruction's type, static M, N, K multiples of its M, N, K), or null.
+const MatrixInstruction* tensorCoreInstruction(mlir::tj::DotOp dot, const TargetDescription& target);
+// Whether the device library computes `dot` on tensor cores (tensorCoreInstruction): the dots
+// whose operands may sit in shared memory and whose accumulator may keep the fragment layout.
+bool isTensorCoreDot(mlir::tj::DotOp dot, const TargetDescription& target);
 
 // Shared memory a program may use when the target description does not say (the pass's
 // default for tj-opt): CUDA's limit without the dynamic opt-in.
@@ -55,8 +68,8 @@ bool clusterMergeStagesInPlacedBuffers(mlir::tj::ClusterMergeStoreOp merge);
 // a power of two in [2 KiB, 32 KiB] (and room for a dot's padded result band), so a kernel of
 // small tiles does not reserve the maximum.
 // Tiles placed in shared memory and tiles in the mma layouts are left out: they are never
-// staged through the scratch whole.
-int64_t libraryScratchBytes(mlir::Operation* kernel);
+// staged through the scratch whole. `target` null: the template's (passTarget).
+int64_t libraryScratchBytes(mlir::Operation* kernel, const TargetDescription* target = nullptr);
 
 // The tiles the placement pass put in shared memory under `root`: placed loads' results and
 // the scf.for values they are carried through. `transposedOnly`: those of loads placed

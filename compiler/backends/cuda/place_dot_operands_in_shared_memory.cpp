@@ -13,6 +13,8 @@
 
 #include <cassert>
 
+#include "compiler/targets/target_description.h"
+
 #include "dialects/tj/TjDialect.h"
 #include "llvm/ADT/SetVector.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -111,7 +113,7 @@ struct Chain {
   bool transposed = false;  // placed [cols, rows]: only ever a dot's b operand
 };
 
-FailureOr<Chain> collectChain(Operation* seed) {
+FailureOr<Chain> collectChain(Operation* seed, const TargetDescription& target) {
   Chain chain;
   chain.transposed = isTransposedPlacement(seed);
   llvm::SetVector<Value> values;
@@ -142,7 +144,7 @@ FailureOr<Chain> collectChain(Operation* seed) {
     for (OpOperand& use : value.getUses()) {
       Operation* user = use.getOwner();
       if (auto dot = dyn_cast<tj::DotOp>(user)) {
-        if (use.getOperandNumber() > 1 || !isTensorCoreDot(dot)) return failure();
+        if (use.getOperandNumber() > 1 || !isTensorCoreDot(dot, target)) return failure();
         // A transposed tile is read as b (the dot then reads b the other way), never as a.
         if (chain.transposed && use.getOperandNumber() != 1) return failure();
       } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
@@ -186,12 +188,17 @@ class PlaceDotOperandsInSharedMemory
   }
 
   void runOnOperation() override {
+    const TargetDescription* target = passTarget(getOperation(), targetName);
+    if (!target) {
+      getOperation().emitError(std::string(lookupTarget(targetName).status().message()));
+      return signalPassFailure();
+    }
     // Every chain that could be placed, in program order.
     SmallVector<Chain> chains;
     llvm::DenseSet<Operation*> seen;
     getOperation().walk([&](Operation* op) {
       if (!isPlaceableLoad(op) || seen.contains(op)) return;
-      FailureOr<Chain> chain = collectChain(op);
+      FailureOr<Chain> chain = collectChain(op, *target);
       if (failed(chain)) {
         seen.insert(op);
         return;
@@ -217,7 +224,7 @@ class PlaceDotOperandsInSharedMemory
         }
         if (i < count) bytes += placedBufferBytes(placedTileShape(chains[i].loads.front()), slots);
       }
-      if (bytes + libraryScratchBytes(getOperation()) <= sharedBytes) return;
+      if (bytes + libraryScratchBytes(getOperation(), target) <= sharedBytes) return;
     }
     for (Chain& chain : chains)
       for (Operation* load : chain.loads) unplace(load);
@@ -233,18 +240,42 @@ class PlaceDotOperandsInSharedMemory
   Option<int64_t> sharedBytes{*this, "shared-bytes",
                               llvm::cl::desc("shared memory a program may use in all"),
                               llvm::cl::init(kDefaultSharedBytes)};
+  Option<std::string> targetName{*this, "target",
+                                 llvm::cl::desc("target of templates without tj.target"),
+                                 llvm::cl::init(kDefaultPassTarget)};
 };
 
 }  // namespace
 
-bool isTensorCoreDot(tj::DotOp dot) {
+const TargetDescription* passTarget(Operation* op, StringRef fallback) {
+  auto templ = dyn_cast<tj::TemplateOp>(op);
+  if (!templ) templ = op->getParentOfType<tj::TemplateOp>();
+  if (!templ) op->walk([&](tj::TemplateOp inner) { templ = templ ? templ : inner; });
+  if (StringAttr name = templ ? templ->getAttrOfType<StringAttr>("tj.target") : StringAttr())
+    if (absl::StatusOr<const TargetDescription*> target = lookupTarget(name.getValue().str());
+        target.ok() && !(*target)->matrixInstructions.empty())
+      return *target;
+  absl::StatusOr<const TargetDescription*> target = lookupTarget(fallback.str());
+  return target.ok() ? *target : nullptr;
+}
+
+const MatrixInstruction* tensorCoreInstruction(tj::DotOp dot, const TargetDescription& target) {
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto b = cast<RankedTensorType>(dot.getB().getType());
   auto acc = cast<RankedTensorType>(dot.getAcc().getType());
-  if (!isHalfTile(a) || !isHalfTile(b) || a.getElementType() != b.getElementType()) return false;
-  if (!acc.hasStaticShape()) return false;
+  if (!isHalfTile(a) || !isHalfTile(b) || a.getElementType() != b.getElementType()) return nullptr;
+  if (!acc.hasStaticShape()) return nullptr;
   int64_t m = acc.getDimSize(0), n = acc.getDimSize(1), k = a.getDimSize(1);
-  return m % 16 == 0 && n % 8 == 0 && k % 16 == 0;
+  const char* operandType = a.getElementType().isF16() ? "f16" : "bf16";
+  for (const MatrixInstruction& instruction : target.matrixInstructions)
+    if (instruction.operandType == operandType && m % instruction.m == 0 &&
+        n % instruction.n == 0 && k % instruction.k == 0)
+      return &instruction;
+  return nullptr;
+}
+
+bool isTensorCoreDot(tj::DotOp dot, const TargetDescription& target) {
+  return tensorCoreInstruction(dot, target) != nullptr;
 }
 
 std::unique_ptr<Pass> createPlaceDotOperandsInSharedMemoryPass(int64_t sharedBytes) {
@@ -368,7 +399,10 @@ std::optional<int64_t> copyGroupsCommittedSinceOperands(tj::DotOp dot,
   return newer;
 }
 
-int64_t libraryScratchBytes(Operation* kernel) {
+int64_t libraryScratchBytes(Operation* kernel, const TargetDescription* target) {
+  // The CUDA library's plan; backends without matrix instructions (which ignore the size)
+  // are planned as the default target, so their emitted source does not depend on it.
+  if (!target) target = passTarget(kernel, kDefaultPassTarget);
   llvm::DenseSet<Value> placed = placedTileValues(kernel);
   int64_t largestTile = 0, dotBand = 0, dotStaging = 0;
   kernel->walk([&](Operation* op) {
@@ -394,7 +428,7 @@ int64_t libraryScratchBytes(Operation* kernel) {
     // in K chunks that fit the scratch; a whole K in one chunk needs no barriers of its own
     // (tj/dot.h's plan: rows of K + 8 elements for a and for a transposed b, of N (+ 8 where
     // N / 8 is even) for b).
-    if (isTensorCoreDot(dot)) {
+    if (isTensorCoreDot(dot, *target)) {
       auto a = cast<RankedTensorType>(dot.getA().getType());
       auto b = cast<RankedTensorType>(dot.getB().getType());
       const int64_t m = a.getDimSize(0), k = a.getDimSize(1);

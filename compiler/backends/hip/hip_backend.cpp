@@ -2,6 +2,7 @@
 // exist so far: no device library (templates/device/hip) and no toolchain in this build.
 #include "absl/strings/str_cat.h"
 #include "compiler/backends/backend.h"
+#include "compiler/backends/hip/matrix_instructions.h"
 
 namespace tilejit {
 namespace {
@@ -13,10 +14,9 @@ class HipBackend : public CompilerBackend {
   int listingRank() const override { return 1; }
 
   std::vector<TargetDescription> targets() const override {
-    const MatrixInstruction mfma16{"mfma_f32_16x16x16bf16_1k", 16, 16, 16, "bf16"};
-    const MatrixInstruction mfma32{"mfma_f32_32x32x8bf16_1k", 32, 32, 8, "bf16"};
-    const MatrixInstruction mfma16k32{"mfma_f32_16x16x32_bf16", 16, 16, 32, "bf16"};
-    const MatrixInstruction wmma{"wmma_f32_16x16x16_bf16", 16, 16, 16, "bf16"};
+    const MatrixInstruction mfma16 = mfma16x16x16Instruction();
+    const MatrixInstruction mfma32 = mfma32x32x8Instruction();
+    const MatrixInstruction mfma16k32 = mfma16x16x32Instruction();
     return {
         {"gfx90a", "MI210/MI250X", Vendor::kAmd, "hip", 64, 104, 1024, 64 * 1024, 131072, 512,
          {mfma16, mfma32}},
@@ -25,9 +25,9 @@ class HipBackend : public CompilerBackend {
         {"gfx950", "MI355X", Vendor::kAmd, "hip", 64, 256, 1024, 160 * 1024, 131072, 512,
          {mfma16k32, mfma16, mfma32}},
         {"gfx1100", "RX 7900 XTX (RDNA3)", Vendor::kAmd, "hip", 32, 96, 1024, 64 * 1024, 98304,
-         256, {wmma}},
+         256, {wmmaGfx11Instruction()}},
         {"gfx1201", "RX 9070 XT (RDNA4)", Vendor::kAmd, "hip", 32, 64, 1024, 64 * 1024, 98304,
-         256, {wmma}},
+         256, {wmmaGfx12Instruction()}},
     };
   }
 

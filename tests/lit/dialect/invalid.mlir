@@ -313,3 +313,193 @@ tj.template @bad_range_axis {
     %r = tj.range %c0_i32 [16, 32] axis 2 : i32 -> tensor<16x32xi32>
   }
 }
+
+// -----
+
+tj.template @bad_role {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  // expected-error@+1 {{kv_cache role must be 'k', 'v' or 'latent', got 'q'}}
+  tj.kernel @bad_role(%c: !tj.kv_cache<q, [n, 16, 8, 128], bf16, layout = standard>) {
+  }
+}
+
+// -----
+
+tj.template @rank_one_cache {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  // expected-error@+1 {{kv_cache extents are [blocks, block_size, ...] with rank 2 to 6, got 1 extents}}
+  tj.kernel @rank_one_cache(%c: !tj.kv_cache<k, [n], bf16, layout = standard>) {
+  }
+}
+
+// -----
+
+tj.template @shuffled_latent {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  // expected-error@+1 {{a shuffled kv_cache is a K or V cache [blocks, block_size, kv_heads, head_size]; got role 'latent' with 3 extents}}
+  tj.kernel @shuffled_latent(%c: !tj.kv_cache<latent, [n, 16, 576], bf16, layout = shuffled>) {
+  }
+}
+
+// -----
+
+tj.template @scaled_bf16 {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  // expected-error@+1 {{only a kv_cache of 8-bit elements (f8E4M3FN, f8E5M2, i8) takes a scale; got 'bf16'}}
+  tj.kernel @scaled_bf16(%c: !tj.kv_cache<k, [n, 16, 8, 128], bf16, layout = standard, scale = per_tensor>) {
+  }
+}
+
+// -----
+
+tj.template @per_head_latent {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  // expected-error@+1 {{a per_head scale needs a head axis: [blocks, block_size, kv_heads, head_size], got 3 extents}}
+  tj.kernel @per_head_latent(%c: !tj.kv_cache<latent, [n, 16, 576], f8E4M3FN, layout = standard, scale = per_head>) {
+  }
+}
+
+// -----
+
+tj.template @group_not_dividing {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  // expected-error@+1 {{per_token_group<100> must divide the last extent 576}}
+  tj.kernel @group_not_dividing(%c: !tj.kv_cache<latent, [n, 16, 576], f8E4M3FN, layout = standard, scale = per_token_group<100>>) {
+  }
+}
+
+// -----
+
+tj.template @unknown_scale {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  // expected-error@+1 {{scale must be per_tensor, per_head or per_token_group<G>, got 'per_row'}}
+  tj.kernel @unknown_scale(%c: !tj.kv_cache<k, [n, 16, 8, 128], i8, layout = standard, scale = per_row>) {
+  }
+}
+
+// -----
+
+tj.template @empty_group {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  // expected-error@+1 {{per_token_group<G> needs a group size G > 0}}
+  tj.kernel @empty_group(%c: !tj.kv_cache<k, [n, 16, 8, 128], i8, layout = standard, scale = per_token_group<0>>) {
+  }
+}
+
+// -----
+
+tj.template @bad_dtype_width {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  // expected-error@+1 {{!tj.dtype width must be 8, 16 or 32, got 12}}
+  tj.kernel @bad_dtype_width(%c: !tj.view<[n], !tj.dtype<"dtype", 12>>) {
+  }
+}
+
+// -----
+
+// A parameter of 8-bit types cannot also bind a 16-bit one.
+tj.template @dtype_domain_width {
+  tj.param @kv_dtype : type values [f8E4M3FN, bf16]
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  // expected-error@+1 {{!tj.dtype<"kv_dtype", 8> may be bound to 'bf16' of 16 bits}}
+  tj.kernel @dtype_domain_width(%c: !tj.view<[n], !tj.dtype<"kv_dtype", 8>>) {
+  }
+}
+
+// -----
+
+// The paged ops address [blocks, block_size, kv_heads, head_size]; a latent cache has no head
+// axis.
+tj.template @paged_load_latent {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  tj.kernel @paged_load_latent(%c: !tj.kv_cache<latent, [n, 16, 576], bf16, layout = standard>,
+                               %table: !tj.view<[s, b], i32>) {
+    %c0 = arith.constant 0 : index
+    // expected-error@+1 {{needs a cache with a head axis, [blocks, block_size, kv_heads, head_size]; got 3 extents (latent cache)}}
+    %t = tj.paged_load %c, %table[%c0] tokens %c0 limit %c0 head %c0 [16, 576] : !tj.kv_cache<latent, [n, 16, 576], bf16, layout = standard>, !tj.view<[s, b], i32> -> tensor<16x576xbf16>
+  }
+}
+
+// -----
+
+tj.template @paged_store_latent {
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %one = arith.constant 32 : index
+    tj.yield %one : index
+  }
+  tj.kernel @paged_store_latent(%c: !tj.kv_cache<latent, [n, 16, 576], bf16, layout = standard>, %x: bf16) {
+    %c0 = arith.constant 0 : index
+    %t = tj.full %x [1, 576] : bf16 -> tensor<1x576xbf16>
+    // expected-error@+1 {{needs a cache with a head axis}}
+    tj.paged_store %t, %c block %c0 slot %c0 head %c0 : tensor<1x576xbf16>, !tj.kv_cache<latent, [n, 16, 576], bf16, layout = standard>
+  }
+}

@@ -1,5 +1,16 @@
 // RUN: tj-opt %s | tj-opt | FileCheck %s
 // Round trip: every tj op and type prints in a form that parses back to the same IR.
+// The attribute aliases the printer gives the matrix instructions of @new_forms (below).
+// CHECK-DAG: #mma_sync_m16n8k16 = #tj.matrix_instr<"mma.sync.m16n8k16", m = 16, n = 8, k = 16, lanes = 32, a = <reg = {{.*}}>, b = <reg = {{.*}}>, acc = <reg = {{.*}}>>
+// CHECK-DAG: #wgmma_m64n8k16 = #tj.matrix_instr<"wgmma.m64n8k16", m = 64, n = 8, k = 16, lanes = 128, acc = <reg = {{\[\[}}0, 1], [8, 0{{\]\]}}, lane = {{\[\[}}0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [16, 0], [32, 0{{\]\]}}>>
+// CHECK-DAG: #mfma_f32_32x32x8bf16_1k = #tj.matrix_instr<"mfma_f32_32x32x8bf16_1k", m = 32, n = 32, k = 8, lanes = 64,
+// CHECK-DAG: #wmma_f32_16x16x16_bf16 = #tj.matrix_instr<"wmma_f32_16x16x16_bf16", m = 16, n = 16, k = 16, lanes = 32, a = <reg = {{\[\[}}0, 1], [0, 2], [0, 4], [0, 8{{\]\]}}, lane = {{\[\[}}1, 0], [2, 0], [4, 0], [8, 0], [0, 0{{\]\]}}>,
+// CHECK-DAG: #[[SYNC:mma[0-9]*]] = #tj.mma<#mma_sync_m16n8k16>
+// CHECK-DAG: #[[ROWS:mma_rows[0-9]*]] = #tj.mma_rows<#mma_sync_m16n8k16>
+// CHECK-DAG: #[[WGMMA:mma[0-9]*]] = #tj.mma<#wgmma_m64n8k16>
+// CHECK-DAG: #[[MFMA:mma[0-9]*]] = #tj.mma<#mfma_f32_32x32x8bf16_1k>
+// CHECK-DAG: #[[WMMA:mma[0-9]*]] = #tj.mma<#wmma_f32_16x16x16_bf16>
+// CHECK-DAG: #[[BARE:mma[0-9]*]] = #tj.mma{{$}}
 
 // CHECK-LABEL: tj.template @all_ops
 tj.template @all_ops {
@@ -89,5 +100,75 @@ tj.template @early_reads {
     // CHECK: tj.wait_previous_kernel ready(%{{.*}}, %{{.*}} : !tj.view<[n], i32>, !tj.view<[n, m], i32>)
     tj.wait_previous_kernel ready(%lens, %table : !tj.view<[n], i32>, !tj.view<[n, m], i32>)
     tj.store_scalar %len, %out[%c0] : i32, !tj.view<[n], i32>
+  }
+}
+
+// Matrix instructions and the layouts that name them: mma.sync m16n8k16 (A, B, C), wgmma's
+// accumulator (a warpgroup; B from shared memory), MFMA (wave64) and WMMA (wave32; gfx11's
+// A/B replicated over the half-waves: a zero lane basis). Printed behind aliases.
+#sync = #tj.matrix_instr<"mma.sync.m16n8k16", m = 16, n = 8, k = 16, lanes = 32,
+    a = <reg = [[0, 1], [8, 0], [0, 8]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]>,
+    b = <reg = [[1, 0], [8, 0]], lane = [[2, 0], [4, 0], [0, 1], [0, 2], [0, 4]]>,
+    acc = <reg = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]>>
+#wgmma = #tj.matrix_instr<"wgmma.m64n8k16", m = 64, n = 8, k = 16, lanes = 128,
+    acc = <reg = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0], [16, 0], [32, 0]]>>
+#mfma = #tj.matrix_instr<"mfma_f32_32x32x8bf16_1k", m = 32, n = 32, k = 8, lanes = 64,
+    a = <reg = [[0, 1], [0, 2]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0], [0, 4]]>,
+    b = <reg = [[1, 0], [2, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [4, 0]]>,
+    acc = <reg = [[1, 0], [2, 0], [8, 0], [16, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [4, 0]]>>
+#wmma = #tj.matrix_instr<"wmma_f32_16x16x16_bf16", m = 16, n = 16, k = 16, lanes = 32,
+    a = <reg = [[0, 1], [0, 2], [0, 4], [0, 8]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [0, 0]]>,
+    b = <reg = [[1, 0], [2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 0]]>,
+    acc = <reg = [[2, 0], [4, 0], [8, 0]], lane = [[0, 1], [0, 2], [0, 4], [0, 8], [1, 0]]>>
+
+// CHECK-LABEL: tj.template @new_forms
+tj.template @new_forms {
+  // CHECK: tj.param @kv_dtype : type values [f8E4M3FN, f8E5M2]
+  tj.param @kv_dtype : type values [f8E4M3FN, f8E5M2]
+  // CHECK: tj.param @logits_dtype : type values [f32]
+  tj.param @logits_dtype : type values [f32]
+  tj.launch grid {
+    %one = arith.constant 1 : index
+    tj.yield %one, %one, %one : index, index, index
+  } threads {
+    %w = arith.constant 128 : index
+    tj.yield %w : index
+  }
+  // An MLA latent cache (rank 3, read as K and V) and a DSA indexer fp8 K cache with one f32
+  // scale per 128-wide group beside it; 8-bit views and caches; an 8-bit dtype parameter.
+  // CHECK: tj.kernel @caches(%latent: !tj.kv_cache<latent, [num_blocks, block_size, 576], bf16, layout = standard>,
+  // CHECK-SAME: %index_k: !tj.kv_cache<k, [num_blocks, 64, 128], f8E4M3FN, layout = standard, scale = per_token_group<128>>,
+  // CHECK-SAME: %index_scale: !tj.view<[num_blocks, 64, 1], f32>,
+  // CHECK-SAME: %k: !tj.kv_cache<k, [num_blocks, 16, num_kv_heads, 128], !tj.dtype<"kv_dtype", 8>, layout = standard, scale = per_tensor>,
+  // CHECK-SAME: %v: !tj.kv_cache<v, [num_blocks, 16, num_kv_heads, 128], f8E5M2, layout = shuffled, scale = per_head>,
+  // CHECK-SAME: %q8: !tj.view<[16, 128], i8>, %e5: !tj.view<[16, 128], f8E5M2>, %logits: !tj.view<[16, 32], !tj.dtype<"logits_dtype", 32>>)
+  tj.kernel @caches(%latent: !tj.kv_cache<latent, [num_blocks, block_size, 576], bf16, layout = standard>,
+                    %index_k: !tj.kv_cache<k, [num_blocks, 64, 128], f8E4M3FN, layout = standard, scale = per_token_group<128>>,
+                    %index_scale: !tj.view<[num_blocks, 64, 1], f32>,
+                    %k: !tj.kv_cache<k, [num_blocks, 16, num_kv_heads, 128], !tj.dtype<"kv_dtype", 8>, layout = standard, scale = per_tensor>,
+                    %v: !tj.kv_cache<v, [num_blocks, 16, num_kv_heads, 128], f8E5M2, layout = shuffled, scale = per_head>,
+                    %q8: !tj.view<[16, 128], i8>, %e5: !tj.view<[16, 128], f8E5M2>,
+                    %logits: !tj.view<[16, 32], !tj.dtype<"logits_dtype", 32>>) {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    // CHECK: tj.load %{{.*}} -> tensor<16x128xf8E5M2>
+    %t = tj.load %e5[%c0, %c0] [16, 128] : !tj.view<[16, 128], f8E5M2> -> tensor<16x128xf8E5M2>
+    // CHECK: arith.extf %{{.*}} : tensor<16x128xf8E5M2> to tensor<16x128xf32>
+    %f = arith.extf %t : tensor<16x128xf8E5M2> to tensor<16x128xf32>
+    // CHECK: tj.load %{{.*}} -> tensor<16x128xi8>
+    %i = tj.load %q8[%c0, %c0] [16, 128] : !tj.view<[16, 128], i8> -> tensor<16x128xi8>
+    // CHECK: tensor<16x32xf32, #[[SYNC]]>
+    %acc = tj.full %zero [16, 32] : f32 -> tensor<16x32xf32, #tj.mma<#sync>>
+    // CHECK: tj.reduce max %{{.*}} axis 1 : tensor<16x32xf32, #[[SYNC]]> -> tensor<16xf32, #[[ROWS]]>
+    %m = tj.reduce max %acc axis 1 : tensor<16x32xf32, #tj.mma<#sync>> -> tensor<16xf32, #tj.mma_rows<#sync>>
+    // CHECK: tensor<64x8xf32, #[[WGMMA]]>
+    %w = tj.full %zero [64, 8] : f32 -> tensor<64x8xf32, #tj.mma<#wgmma>>
+    // CHECK: tensor<32x64xf32, #[[MFMA]]>
+    %x = tj.full %zero [32, 64] : f32 -> tensor<32x64xf32, #tj.mma<#mfma>>
+    // CHECK: tensor<16x16xf32, #[[WMMA]]>
+    %y = tj.full %zero [16, 16] : f32 -> tensor<16x16xf32, #tj.mma<#wmma>>
+    // A bare #tj.mma (no instruction: only ever written by authors) still parses.
+    // CHECK: tensor<16x8xf32, #[[BARE]]>
+    %z = tj.full %zero [16, 8] : f32 -> tensor<16x8xf32, #tj.mma>
   }
 }

@@ -74,22 +74,81 @@ inline f16 toF16(float f) {
   return f16{uint16_t(sign | ((rounded - (112u << 23)) >> 13))};
 }
 
+// 8-bit float storage types (OCP FP8). e4m3fn: bias 7, no infinities, NaN = S.1111.111,
+// largest finite 448. e5m2: bias 15, IEEE-like (S.11111.00 is infinity, NaNs above it).
+struct f8e4m3 {
+  uint8_t bits;
+};
+struct f8e5m2 {
+  uint8_t bits;
+};
+
+namespace detail {
+// An 8-bit float with E exponent and M mantissa bits: exact decode.
+template <int E, int M>
+inline float fp8ToFloat(uint8_t bits) {
+  constexpr int bias = (1 << (E - 1)) - 1;
+  const int exponent = (bits >> M) & ((1 << E) - 1), mantissa = bits & ((1 << M) - 1);
+  const bool nan = E == 4 ? (bits & 0x7f) == 0x7f : exponent == 31 && mantissa != 0;
+  const bool inf = E == 5 && exponent == 31 && mantissa == 0;
+  float value = nan   ? std::nanf("")
+                : inf ? INFINITY
+                : exponent == 0 ? std::ldexp(float(mantissa), 1 - bias - M)
+                                : std::ldexp(float((1 << M) | mantissa), exponent - bias - M);
+  return (bits & 0x80) ? -value : value;
+}
+
+// Round to nearest even. Past the largest finite value e4m3fn saturates to +-448 (as CUDA's
+// satfinite conversions do, infinities included); e5m2 overflows to infinity. NaN stays NaN.
+template <int E, int M>
+inline uint8_t floatToFp8(float f) {
+  constexpr int bias = (1 << (E - 1)) - 1;
+  constexpr uint32_t maxFinite = E == 4 ? 0x7e : 0x7b;
+  const uint32_t u = floatToBits(f), sign = (u >> 24) & 0x80u, absBits = u & 0x7fffffffu;
+  if (absBits > 0x7f800000u) return uint8_t(sign | (E == 4 ? 0x7fu : 0x7eu));
+  uint32_t code;
+  if (absBits < uint32_t(127 + 1 - bias) << 23) {
+    // Below the smallest normal: whole multiples of the subnormal step 2^(1 - bias - M);
+    // scaling by a power of two is exact and nearbyint rounds half to even.
+    code = uint32_t(std::nearbyint(std::fabs(f) * std::ldexp(1.0f, bias - 1 + M)));
+  } else {
+    constexpr int shift = 23 - M;
+    const uint32_t rounded = absBits + ((1u << (shift - 1)) - 1) + ((absBits >> shift) & 1u);
+    code = (rounded >> shift) - (uint32_t(127 - bias) << M);
+  }
+  if (code > maxFinite) code = E == 4 ? maxFinite : 0x7cu;
+  return uint8_t(sign | code);
+}
+}  // namespace detail
+
+inline float toFloat(f8e4m3 x) { return detail::fp8ToFloat<4, 3>(x.bits); }
+inline float toFloat(f8e5m2 x) { return detail::fp8ToFloat<5, 2>(x.bits); }
+inline f8e4m3 toF8E4M3(float f) { return f8e4m3{detail::floatToFp8<4, 3>(f)}; }
+inline f8e5m2 toF8E5M2(float f) { return f8e5m2{detail::floatToFp8<5, 2>(f)}; }
+
 template <typename T>
 struct Scalar {
   using type = T;
 };
 
-// Converts between every numeric type the emitter names.
+// Converts between every numeric type the emitter names. To fp8 from double goes through
+// float (two roundings: the fp8 step is 2^20 float steps or more, so only exact ties of
+// float's rounding can differ).
 template <typename U, typename T>
 inline U cast(T x) {
   if constexpr (std::is_same_v<T, U>) {
     return x;
-  } else if constexpr (std::is_same_v<T, bf16> || std::is_same_v<T, f16>) {
+  } else if constexpr (std::is_same_v<T, bf16> || std::is_same_v<T, f16> ||
+                       std::is_same_v<T, f8e4m3> || std::is_same_v<T, f8e5m2>) {
     return cast<U>(toFloat(x));
   } else if constexpr (std::is_same_v<U, bf16>) {
     return toBF16(static_cast<float>(x));
   } else if constexpr (std::is_same_v<U, f16>) {
     return toF16(static_cast<float>(x));
+  } else if constexpr (std::is_same_v<U, f8e4m3>) {
+    return toF8E4M3(static_cast<float>(x));
+  } else if constexpr (std::is_same_v<U, f8e5m2>) {
+    return toF8E5M2(static_cast<float>(x));
   } else {
     return static_cast<U>(x);
   }

@@ -44,18 +44,26 @@ struct Cond<false, A, B> { using type = B; };
 
 struct f16 { unsigned short bits; };
 struct bf16 { unsigned short bits; };
+// 8-bit float storage types (OCP FP8). e4m3fn: bias 7, no infinities, NaN = S.1111.111,
+// largest finite 448. e5m2: bias 15, IEEE-like (S.11111.00 is infinity, NaNs above it).
+struct f8e4m3 { unsigned char bits; };
+struct f8e5m2 { unsigned char bits; };
 
 template <typename T>
 inline constexpr bool kIsHalf = IsSame<T, f16>::value || IsSame<T, bf16>::value;
 template <typename T>
+inline constexpr bool kIsFp8 = IsSame<T, f8e4m3>::value || IsSame<T, f8e5m2>::value;
+template <typename T>
 inline constexpr bool kIsFloat =
-    IsSame<T, float>::value || IsSame<T, double>::value || kIsHalf<T>;
+    IsSame<T, float>::value || IsSame<T, double>::value || kIsHalf<T> || kIsFp8<T>;
 
-// The arithmetic type of an element: 16-bit floats compute in float.
+// The arithmetic type of an element: 16- and 8-bit floats compute in float.
 template <typename T>
 struct Arith { using type = T; };
 template <> struct Arith<f16> { using type = float; };
 template <> struct Arith<bf16> { using type = float; };
+template <> struct Arith<f8e4m3> { using type = float; };
+template <> struct Arith<f8e5m2> { using type = float; };
 
 __device__ __forceinline__ float bitsToFloat(unsigned u) {
   float f;
@@ -93,9 +101,46 @@ __device__ __forceinline__ f16 toF16(float f) {
   return r;
 }
 
+// fp8 -> float is exact through f16, which holds every fp8 value: e5m2 is f16's top byte;
+// e4m3fn's exponent and mantissa, read as f16 fields, are the value times 2^-8.
+__device__ __forceinline__ float toFloat(f8e5m2 x) { return toFloat(f16{(unsigned short)(x.bits << 8)}); }
+__device__ __forceinline__ float toFloat(f8e4m3 x) {
+  if ((x.bits & 0x7f) == 0x7f) return bitsToFloat(0x7fc00000u | (unsigned(x.bits & 0x80) << 24));
+  const float magnitude = toFloat(f16{(unsigned short)((x.bits & 0x7f) << 7)}) * 256.0f;
+  return (x.bits & 0x80) ? -magnitude : magnitude;
+}
+
+// float -> fp8 magnitude code, round to nearest even, for 0 <= a below the overflow bound:
+// a is a whole number of steps 2^(e - M) (e its exponent, at least the smallest normal's
+// MinExp), which scaling by a power of two and cvt.rni count exactly.
+template <int M, int MinExp>
+__device__ __forceinline__ unsigned fp8Magnitude(float a) {
+  int e = int(floatToBits(a) >> 23) - 127;
+  if (e < MinExp) e = MinExp;
+  float steps;
+  asm("cvt.rni.f32.f32 %0, %1;" : "=f"(steps) : "f"(a * bitsToFloat(unsigned(127 - e + M) << 23)));
+  return (unsigned(e - MinExp) << M) + unsigned(steps);
+}
+
+// Round to nearest even. From 448 up e4m3fn saturates to +-448 (as CUDA's satfinite
+// conversions do, infinities included); e5m2 overflows to infinity from 61440 (the tie above
+// its largest finite 57344). NaN stays NaN.
+__device__ __forceinline__ f8e4m3 toF8E4M3(float f) {
+  const unsigned u = floatToBits(f), sign = (u >> 24) & 0x80u;
+  const float a = bitsToFloat(u & 0x7fffffffu);
+  if (a != a) return f8e4m3{(unsigned char)(sign | 0x7fu)};
+  return f8e4m3{(unsigned char)(sign | (a >= 448.0f ? 0x7eu : fp8Magnitude<3, -6>(a)))};
+}
+__device__ __forceinline__ f8e5m2 toF8E5M2(float f) {
+  const unsigned u = floatToBits(f), sign = (u >> 24) & 0x80u;
+  const float a = bitsToFloat(u & 0x7fffffffu);
+  if (a != a) return f8e5m2{(unsigned char)(sign | 0x7eu)};
+  return f8e5m2{(unsigned char)(sign | (a >= 61440.0f ? 0x7cu : fp8Magnitude<2, -14>(a)))};
+}
+
 template <typename T>
 __device__ __forceinline__ auto widen(T x) {
-  if constexpr (kIsHalf<T>) return toFloat(x);
+  if constexpr (kIsHalf<T> || kIsFp8<T>) return toFloat(x);
   else return x;
 }
 
@@ -105,8 +150,12 @@ template <typename U, typename T>
 __device__ __forceinline__ U cast(T x) {
   if constexpr (IsSame<T, U>::value) {
     return x;
-  } else if constexpr (kIsHalf<T>) {
+  } else if constexpr (kIsHalf<T> || kIsFp8<T>) {
     return cast<U>(toFloat(x));
+  } else if constexpr (IsSame<U, f8e4m3>::value) {
+    return toF8E4M3(static_cast<float>(x));  // from double: through float (see the CPU library)
+  } else if constexpr (IsSame<U, f8e5m2>::value) {
+    return toF8E5M2(static_cast<float>(x));
   } else if constexpr (IsSame<U, bf16>::value) {
     if constexpr (IsSame<T, double>::value) {
       bf16 r;  // one rounding step from double
