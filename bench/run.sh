@@ -82,7 +82,9 @@ for suite in ${suites// ab / ab-decode ab-jit }; do
     # The op alone (no swept variants); the peers in the first run only (they are the same code).
     ab-decode) mkdir -p "$OUT/ab"; cp $A/REV "$OUT/ab/"; cat $A/REV
       decode_run $B "$OUT/ab/new" PARTITIONS=
-      decode_run $A "$OUT/ab/base" PARTITIONS= PEERS=0
+      # the baseline with its own Python package (staged beside its library): the bindings
+      # follow the C ABI they were written for
+      decode_run $A "$OUT/ab/base" PARTITIONS= PEERS=0 PYTHONPATH="$PWD/$A/python:bench:bench/peers"
       decode_run $B "$OUT/ab/new2" PARTITIONS= PEERS=0
       grep -A4 tilejit_op "$OUT/ab/new/goals.txt"
       python3 bench/decode_compare.py "$OUT"/ab/{new,base,new2}/decode_tilejit.jsonl | tee "$OUT/ab/decode_compare.txt" ;;

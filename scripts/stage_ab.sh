@@ -26,6 +26,8 @@ for f in libtilejit_c.so tilejit_gpu_tests tilejit_bench_jit; do
   strip --strip-unneeded "$dir/$f"
 done
 git log -1 --format='%h %s' > "$dir/REV"
+# Its Python package too: bench/run.sh drives each build's library through its own bindings.
+git archive "$rev" python | tar -C "$dir" -x
 # The device tool carries at most 64 MiB: two builds fit only packed (a third of their size;
 # bench/run.sh unpacks every .device/*.tar.xz it finds).
 for d in .device/*/; do

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <set>
 
@@ -260,22 +261,30 @@ std::map<std::string, const TargetTuning*>& overrides() {
   return byTarget;
 }
 
-const std::map<std::string, TargetTuning>& embeddedTuning() {
-  static const std::map<std::string, TargetTuning> byTarget = [] {
-    std::map<std::string, TargetTuning> tables;
-    for (const TuningFile& file : embeddedTuningFiles()) {
-      absl::StatusOr<TargetTuning> tuning = parseTuningFile(file.path, file.content);
-      if (!tuning.ok()) {
-        std::fprintf(stderr, "tilejit: embedded tuning file is malformed: %s\n",
-                     std::string(tuning.status().message()).c_str());
-        std::abort();
-      }
-      std::string target = tuning->target;
-      tables.emplace(target, *std::move(tuning));
+// The embedded tuning of one target, parsed on first use (a process that compiles for one
+// target parses one file: a warm start pays for what it uses); null where none is embedded.
+const TargetTuning* embeddedTuning(const std::string& targetName) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<const TargetTuning>> byTarget;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = byTarget.try_emplace(targetName);
+  if (!inserted) return it->second.get();
+  const std::string fileName = targetName + ".json";  // each file is named for its target
+  for (const TuningFile& file : embeddedTuningFiles()) {
+    if (file.path.size() < fileName.size() + 1 ||
+        file.path.compare(file.path.size() - fileName.size() - 1, std::string::npos,
+                          "/" + fileName) != 0)
+      continue;
+    absl::StatusOr<TargetTuning> tuning = parseTuningFile(file.path, file.content);
+    if (!tuning.ok()) {
+      std::fprintf(stderr, "tilejit: embedded tuning file is malformed: %s\n",
+                   std::string(tuning.status().message()).c_str());
+      std::abort();
     }
-    return tables;
-  }();
-  return byTarget;
+    it->second = std::make_unique<const TargetTuning>(*std::move(tuning));
+    break;
+  }
+  return it->second.get();
 }
 
 const TemplateTuning* templateTuning(const TargetDescription& target, std::string_view name) {
@@ -302,8 +311,8 @@ const TargetTuning& tuningFor(const TargetDescription& target) {
     if (auto it = overrides().find(target.name); it != overrides().end()) return *it->second;
   }
   static const TargetTuning empty;
-  auto it = embeddedTuning().find(target.name);
-  return it == embeddedTuning().end() ? empty : it->second;
+  const TargetTuning* embedded = embeddedTuning(target.name);
+  return embedded ? *embedded : empty;
 }
 
 std::optional<int64_t> tunedValue(const TargetDescription& target, std::string_view key) {
