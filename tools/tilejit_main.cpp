@@ -193,19 +193,20 @@ int runCommand(const Options& options) {
     }
     return 0;
   }
+  // The best device present, or the one that runs the target asked for.
   std::string whyNotGpu;
   std::unique_ptr<Device> device;
-  if (options.target.empty() || options.target != "host") {
+  if (options.target.empty()) {
     device = createBestDevice(&whyNotGpu);
+    if (!device) return fail(absl::UnavailableError(absl::StrCat("no device here: ", whyNotGpu)));
   } else {
-    device = createCpuDevice();
+    absl::StatusOr<std::unique_ptr<Device>> found = createDeviceForTarget(options.target);
+    if (!found.ok())
+      return fail(absl::InvalidArgumentError(absl::StrCat(
+          "target ", options.target, " cannot run here: ", found.status().message())));
+    device = *std::move(found);
   }
-  std::string target = options.target.empty() ? device->target() : options.target;
-  if (target != device->target()) {
-    return fail(absl::InvalidArgumentError(absl::StrCat(
-        "target ", target, " cannot run here: the best device is ", device->name(),
-        whyNotGpu.empty() ? "" : " (" + whyNotGpu + ")")));
-  }
+  std::string target = device->target();
   std::vector<std::string> names = options.positional;
   if (names.empty()) {
     names = shippedTemplateNames();

@@ -9,7 +9,8 @@
 #include <vector>
 
 #include "compiler/toolchains/library_version_memo.h"
-#include "compiler/toolchains/toolchains_internal.h"
+#include "compiler/backends/cpu/host_cxx_toolchain.h"
+#include "compiler/backends/cuda/nvrtc_toolchain.h"
 #include "runtime/device.h"
 
 namespace tilejit {
