@@ -16,6 +16,12 @@ void CompilerBackend::registerPasses() const {}
 
 int64_t CompilerBackend::libraryScratchBytes(mlir::Operation*) const { return 0; }
 
+std::map<int64_t, int64_t> CompilerBackend::placedBufferSizes(mlir::Operation*) const { return {}; }
+
+bool CompilerBackend::clusterMergeStagesInPlacedBuffers(mlir::Operation*) const { return false; }
+
+bool CompilerBackend::libraryHasFragmentTiles(std::string_view) const { return false; }
+
 int64_t CompilerBackend::perProgramReservedBytes() const { return 0; }
 
 absl::StatusOr<std::string> CompilerBackend::emitPrelude(const KernelPrelude& kernel,

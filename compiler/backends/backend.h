@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -58,6 +59,15 @@ class CompilerBackend {
   // Programs of `bytesPerProgram` shared memory that fit on one multiprocessor: the most an
   // occupancy hint may ask for.
   virtual int64_t programsThatFit(const TargetDescription& target, int64_t bytesPerProgram) const;
+  // Bytes of each buffer the placement passes put in shared memory / LDS, by buffer id, in the
+  // library's layout of placed tiles (the emitter lays them out in id order). None by default:
+  // a backend without placement passes.
+  virtual std::map<int64_t, int64_t> placedBufferSizes(mlir::Operation* kernel) const;
+  // Whether a cluster merge (tj.cluster_merge_store) stages its partial over the placed buffers
+  // (dead by then) rather than in the library's scratch.
+  virtual bool clusterMergeStagesInPlacedBuffers(mlir::Operation* merge) const;
+  // Whether the library has fragment tiles (#tj.mma, #tj.mma_rows) of this matrix instruction.
+  virtual bool libraryHasFragmentTiles(std::string_view instruction) const;
 
   // The `#define`s the emitted TU states before including tj/device.h (TJ_THREADS aside),
   // from the kernel and its reserved launch parameters; fills the launch metadata they decide

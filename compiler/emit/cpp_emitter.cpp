@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "compiler/backends/cuda/passes.h"
+#include "compiler/backends/placed_tiles.h"
 #include "compiler/backends/registry.h"
 #include "compiler/emit/kernel_signature.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -41,7 +41,8 @@ int64_t fixedBlockSize(tj::PagedLoadOp load) {
 // tj::Tile values transformed by device-library calls.
 class BodyEmitter {
  public:
-  BodyEmitter(tj::KernelOp kernel, std::string& out) : kernel_(kernel), out_(out) {
+  BodyEmitter(tj::KernelOp kernel, const CompilerBackend& backend, std::string& out)
+      : kernel_(kernel), backend_(backend), out_(out) {
     for (auto [arg, name] : llvm::zip(kernel.getBody().getArguments(), kernel.getArgNames())) {
       std::string field = cast<StringAttr>(name).getValue().str();
       Type type = arg.getType();
@@ -64,7 +65,7 @@ class BodyEmitter {
   void findSharedTiles() {
     shared_ = placedTileValues(kernel_);
     transposed_ = placedTileValues(kernel_, /*transposedOnly=*/true);
-    for (auto [buffer, bytes] : placedBufferSizes(kernel_)) {
+    for (auto [buffer, bytes] : backend_.placedBufferSizes(kernel_)) {
       bufferOffsets_[buffer] = dynamicSharedBytes_;
       dynamicSharedBytes_ += bytes;
     }
@@ -119,11 +120,6 @@ class BodyEmitter {
       const char* kind = "tj::Tile<";
       if (tj::getTileLayout(tensor) == tj::TileLayout::kMma) kind = "tj::MmaTile<";
       if (tj::getTileLayout(tensor) == tj::TileLayout::kMmaRows) kind = "tj::MmaRows<";
-      // The library's fragment tiles are mma.sync m16n8k16's.
-      if (tj::MatrixInstrAttr instr = tj::getMatrixInstr(tensor);
-          instr && instr.getName() != "mma.sync.m16n8k16")
-        return absl::UnimplementedError(absl::StrCat(
-            "the device library has no fragment tiles of ", instr.getName().str()));
       return absl::StrCat(kind, element, ", ", absl::StrJoin(tensor.getShape(), ", "), ">");
     }
     if (auto view = dyn_cast<tj::ViewType>(type)) {
@@ -333,6 +329,7 @@ class BodyEmitter {
   absl::Status emitIf(scf::IfOp branch, int indent);
 
   tj::KernelOp kernel_;
+  const CompilerBackend& backend_;
   std::string& out_;
   llvm::DenseMap<Value, std::string> names_;
   llvm::DenseSet<Value> shared_;
@@ -606,7 +603,7 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
     // emitKernel checked that the kernel runs in clusters (TJ_CLUSTER_PROGRAMS) on this target;
     // libraryScratchBytes left the partial out of the scratch where it stages in the placed
     // buffers.
-    const char* stage = clusterMergeStagesInPlacedBuffers(merge) ? "true" : "false";
+    const char* stage = backend_.clusterMergeStagesInPlacedBuffers(merge) ? "true" : "false";
     line(indent, absl::StrCat("tj::cluster_merge_store<TJ_CLUSTER_PROGRAMS, ", stage, ">(",
                               use(merge.getView()),
                               ", ", indexList(merge.getOffsets()), ", ",
@@ -690,6 +687,25 @@ absl::Status BodyEmitter::emitOp(Operation& op, int indent) {
   return unsupported(&op);
 }
 
+// Tiles in a matrix instruction's fragment layout need the backend's library to hold that
+// instruction's fragments.
+absl::Status checkFragmentTiles(tj::KernelOp kernel, const CompilerBackend& backend) {
+  std::string missing;
+  kernel.walk([&](Operation* op) {
+    for (Type type : op->getResultTypes())
+      if (tj::MatrixInstrAttr instr = tj::getMatrixInstr(type);
+          instr && !backend.libraryHasFragmentTiles(instr.getName().str())) {
+        missing = instr.getName().str();
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  if (missing.empty()) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat("the ", std::string(backend.name()),
+                                               " device library has no fragment tiles of ",
+                                               missing));
+}
+
 }  // namespace
 
 absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
@@ -708,7 +724,8 @@ absl::StatusOr<EmittedKernel> emitKernel(tj::TemplateOp specialized,
   for (const auto& [name, value] : metadata.parameters) parameters.push_back(name + "=" + value);
   out += absl::StrCat("// parameters: ", absl::StrJoin(parameters, " "), "\n");
   out += absl::StrCat("#define TJ_THREADS ", metadata.threadsPerProgram, "\n");
-  BodyEmitter body(kernel, out);
+  TJ_RETURN_IF_ERROR(checkFragmentTiles(kernel, *backend));
+  BodyEmitter body(kernel, *backend, out);
   body.findSharedTiles();
   // The backend's defines: its library's scratch and the reserved launch parameters.
   KernelPrelude prelude{kernel.getOperation(), &target, body.rowExchangeRows(),

@@ -8,6 +8,7 @@
 #include "compiler/backends/cuda/matrix_instructions.h"
 #include "compiler/backends/cuda/nvrtc_toolchain.h"
 #include "compiler/backends/cuda/passes.h"
+#include "dialects/tj/TjDialect.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -60,6 +61,17 @@ class CudaBackend : public CompilerBackend {
 
   // The 1 KB the hardware reserves per resident thread block.
   int64_t perProgramReservedBytes() const override { return 1024; }
+
+  std::map<int64_t, int64_t> placedBufferSizes(mlir::Operation* kernel) const override {
+    return ::tilejit::placedBufferSizes(kernel);
+  }
+  bool clusterMergeStagesInPlacedBuffers(mlir::Operation* merge) const override {
+    return ::tilejit::clusterMergeStagesInPlacedBuffers(llvm::cast<mlir::tj::ClusterMergeStoreOp>(merge));
+  }
+  // tj/mma.h's MmaTile / MmaRows hold mma.sync m16n8k16 accumulator fragments.
+  bool libraryHasFragmentTiles(std::string_view instruction) const override {
+    return instruction == "mma.sync.m16n8k16";
+  }
 
   absl::StatusOr<std::string> emitPrelude(const KernelPrelude& kernel,
                                           KernelMetadata& metadata) const override {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 
+#include "compiler/backends/placed_tiles.h"
 #include "llvm/ADT/DenseSet.h"
 #include "mlir/IR/Value.h"
 #include "mlir/Pass/Pass.h"
@@ -70,21 +71,5 @@ bool clusterMergeStagesInPlacedBuffers(mlir::tj::ClusterMergeStoreOp merge);
 // Tiles placed in shared memory and tiles in the mma layouts are left out: they are never
 // staged through the scratch whole. `target` null: the template's (passTarget).
 int64_t libraryScratchBytes(mlir::Operation* kernel, const TargetDescription* target = nullptr);
-
-// The tiles the placement pass put in shared memory under `root`: placed loads' results and
-// the scf.for values they are carried through. `transposedOnly`: those of loads placed
-// transposed (shared_transposed: [cols, rows] in shared memory).
-llvm::DenseSet<mlir::Value> placedTileValues(mlir::Operation* root, bool transposedOnly = false);
-
-// The shape a placed load's tile has in shared memory: its own, or transposed.
-mlir::RankedTensorType placedTileShape(mlir::Operation* load);
-
-// A lower bound on the groups of asynchronous copies committed after those that fill the
-// placed operands of `dot` (`placed`: placedTileValues), on every path to it: the dot may wait
-// with that constant (a wait for fewer pending groups than that waits for its operands too)
-// instead of a distance worked out at run time. None where the analysis cannot tell, or where
-// no operand is placed.
-std::optional<int64_t> copyGroupsCommittedSinceOperands(mlir::tj::DotOp dot,
-                                                        const llvm::DenseSet<mlir::Value>& placed);
 
 }  // namespace tilejit
