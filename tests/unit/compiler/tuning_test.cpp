@@ -57,33 +57,30 @@ std::map<std::string, std::string> asText(const std::map<std::string, int64_t>& 
   return text;
 }
 
-std::vector<std::string> embeddedTuningPaths() {
-  std::vector<std::string> paths;
-  for (const TuningFile& file : embeddedTuningFiles()) paths.emplace_back(file.path);
-  return paths;
+std::vector<std::string> embeddedTuningTargetNames() {
+  std::vector<std::string> names;
+  for (std::string_view target : embeddedTuningTargets()) names.emplace_back(target);
+  return names;
 }
 
 TEST(TuningFiles, EveryTargetHasOneFile) {
   std::set<std::string> covered;
-  for (const TuningFile& file : embeddedTuningFiles()) {
-    auto tuning = parseTuningFile(file.path, file.content);
-    ASSERT_TRUE(tuning.ok()) << tuning.status();
+  for (std::string_view name : embeddedTuningTargets()) {
+    const TargetTuning* tuning = embeddedTargetTuning(name);
+    ASSERT_NE(tuning, nullptr) << name;
     EXPECT_TRUE(covered.insert(tuning->target).second) << "two files for " << tuning->target;
   }
   for (const TargetDescription& target : allTargets())
     EXPECT_TRUE(covered.count(target.name)) << "no tuning file for " << target.name;
 }
 
-// One embedded tuning file (the parameter: its path), read and checked.
+// One embedded tuning file (the parameter: its target), checked.
 class TuningFileTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    for (const TuningFile& file : embeddedTuningFiles())
-      if (file.path == GetParam()) {
-        auto parsed = parseTuningFile(file.path, file.content);
-        ASSERT_TRUE(parsed.ok()) << parsed.status();
-        tuning_ = *std::move(parsed);
-      }
+    const TargetTuning* embedded = embeddedTargetTuning(GetParam());
+    ASSERT_NE(embedded, nullptr) << GetParam();
+    tuning_ = *embedded;
     auto target = lookupTarget(tuning_.target);
     ASSERT_TRUE(target.ok()) << GetParam() << ": " << target.status();
     target_ = *target;
@@ -94,7 +91,7 @@ class TuningFileTest : public ::testing::TestWithParam<std::string> {
 };
 
 TEST_P(TuningFileTest, IsNamedForItsTargetAndSaysWhereItsValuesComeFrom) {
-  EXPECT_EQ(std::filesystem::path(GetParam()).stem().string(), tuning_.target);
+  EXPECT_EQ(std::filesystem::path(tuning_.source).stem().string(), tuning_.target);
   EXPECT_FALSE(tuning_.provenance.empty());
 }
 
@@ -181,9 +178,10 @@ TEST_P(TuningFileTest, NamedShapesPickTheirRows) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Embedded, TuningFileTest, ::testing::ValuesIn(embeddedTuningPaths()),
+INSTANTIATE_TEST_SUITE_P(Embedded, TuningFileTest,
+                         ::testing::ValuesIn(embeddedTuningTargetNames()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           return std::filesystem::path(info.param).stem().string();
+                           return info.param;
                          });
 
 constexpr char kValidFile[] = R"({
