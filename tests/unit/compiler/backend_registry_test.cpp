@@ -127,6 +127,23 @@ TEST(BackendPrelude, CudaDeclaresClusters) {
   EXPECT_GT(emitted->metadata.dynamicSharedBytes, 0);
 }
 
+// The emitter asks the backend what its library holds: fragment tiles of which instructions,
+// and the bytes of placed buffers (none where a backend places nothing).
+TEST(BackendMemoryModel, LibrariesDeclareTheirFragmentTilesAndPlacedBuffers) {
+  const CompilerBackend* cuda = *lookupBackend("cuda");
+  const CompilerBackend* cpu = *lookupBackend("cpu");
+  EXPECT_TRUE(cuda->libraryHasFragmentTiles("mma.sync.m16n8k16"));
+  EXPECT_FALSE(cuda->libraryHasFragmentTiles("mfma_f32_32x32x8bf16_1k"));
+  EXPECT_FALSE(cpu->libraryHasFragmentTiles("mma.sync.m16n8k16"));
+  absl::StatusOr<EmittedKernel> decode = emitShipped("paged_decode", "sm_90", {{"block_n", "64"}});
+  ASSERT_TRUE(decode.ok()) << decode.status();
+  // K and V tiles of [64, 128] bf16 at least, in CUDA's placed-tile layout (sizes: lit tests).
+  EXPECT_GE(decode->metadata.dynamicSharedBytes, 2 * 64 * 128 * 2);
+  absl::StatusOr<EmittedKernel> host = emitShipped("paged_decode", "host", {{"block_n", "64"}});
+  ASSERT_TRUE(host.ok()) << host.status();
+  EXPECT_EQ(host->metadata.dynamicSharedBytes, 0);
+}
+
 TEST(BackendPrelude, CpuWritesNoDefinesButChecksTheReservedParameters) {
   absl::StatusOr<EmittedKernel> emitted =
       emitShipped("merge_attn_states", "host", {{"min_blocks_per_sm", "4"}});
