@@ -94,3 +94,57 @@ TEST(TuningEvidence, MeasuredTargetsCiteARecordForEveryValue) {
 
 }  // namespace
 }  // namespace tilejit
+
+namespace tilejit {
+namespace {
+
+// Every field of a target's tuning as text, in a fixed order: what the comparison below sees.
+std::string describe(const TargetTuning& t) {
+  std::ostringstream out;
+  out << t.source << '|' << t.target << '|' << t.measured << '|' << t.provenance << '\n';
+  for (const auto& [name, rows] : t.templates) {
+    for (const auto& [parameter, value] : rows.defaults)
+      out << name << '.' << parameter << '=' << value.value << " (" << value.evidence << ")\n";
+    for (const ConditionalTuning& row : rows.conditional) {
+      out << name << " row " << row.name << " when";
+      for (const auto& [k, v] : row.when) out << ' ' << k << '=' << v;
+      out << " set";
+      for (const auto& [k, v] : row.set) out << ' ' << k << '=' << v;
+      out << " (" << row.evidence << ")\n";
+    }
+  }
+  for (const DecodeTiling& r : t.decodeTilings)
+    out << "tiling " << r.name << ' ' << r.maxPrograms << ' ' << r.maxContext << ' ' << r.maxHeadSize
+        << ' ' << r.partitionSize << ' ' << r.blockN << ' ' << r.prefetchDepth << ' '
+        << r.clusterMerge << ' ' << r.numWarps << " (" << r.evidence << ")\n";
+  for (const auto* rule : {&t.decodeMerge.largeMergePairs, &t.decodeMerge.largeMergeHeadsPerProgram,
+                           &t.decodeMerge.largeMergeTiles})
+    out << "merge " << (*rule ? std::to_string((*rule)->value) + " (" + (*rule)->evidence + ")" : "-")
+        << '\n';
+  for (const DecodeTilingCheck& c : t.decodeTilingChecks)
+    out << "check " << c.numSeqs << ' ' << c.numKvHeads << ' ' << c.maxModelLen << ' ' << c.headSize
+        << " picks " << c.picks.value_or("-") << '\n';
+  return out.str();
+}
+
+// The tables built into the binary are what the files in the tree say.
+TEST(TuningTables, BuiltInTablesEqualTheFilesInTheTree) {
+  int compared = 0;
+  for (std::string_view target : embeddedTuningTargets()) {
+    const TargetTuning* built = embeddedTargetTuning(target);
+    ASSERT_NE(built, nullptr) << target;
+    const std::string path = std::string(TILEJIT_SOURCE_DIR) + "/compiler/backends/" + built->source;
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << "cannot read " << path;
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<TargetTuning> parsed = parseTuningFile(built->source, text.str());
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(describe(*built), describe(*parsed)) << path;
+    ++compared;
+  }
+  EXPECT_EQ(compared, static_cast<int>(allTargets().size()));
+}
+
+}  // namespace
+}  // namespace tilejit
