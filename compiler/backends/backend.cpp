@@ -18,6 +18,10 @@ int64_t CompilerBackend::libraryScratchBytes(mlir::Operation*) const { return 0;
 
 int64_t CompilerBackend::perProgramReservedBytes() const { return 0; }
 
+std::string CompilerBackend::resourceReport(const KernelMetadata&, const std::string&) const {
+  return std::string();
+}
+
 absl::StatusOr<std::string> CompilerBackend::emitPrelude(const KernelPrelude& kernel,
                                                          KernelMetadata& metadata) const {
   metadata.dynamicSharedBytes = kernel.dynamicSharedBytes;

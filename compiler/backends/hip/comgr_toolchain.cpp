@@ -5,6 +5,7 @@
 #include "compiler/backends/hip/comgr_toolchain.h"
 
 #include <chrono>
+#include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -44,7 +45,7 @@ struct ComgrApi {
   DynamicLibrary library;
   size_t major = 0;
   size_t minor = 0;
-  ComgrActions actions;
+  std::optional<ComgrActions> actions;  // none: a version this build has no table for
   std::vector<std::string> isas;
   void (*getVersion)(size_t*, size_t*);
   ComgrStatus (*statusString)(ComgrStatus, const char**);
@@ -106,15 +107,9 @@ absl::StatusOr<std::unique_ptr<ComgrApi>> loadComgr(const std::vector<std::strin
   TJ_COMGR_SYMBOL(doAction, "amd_comgr_do_action");
 #undef TJ_COMGR_SYMBOL
   api->getVersion(&api->major, &api->minor);
-  if (api->major == 2) {
-    api->actions = kComgr2Actions;
-  } else if (api->major == 3) {
-    api->actions = kComgr3Actions;
-  } else {
-    return absl::UnimplementedError(absl::StrCat(
-        "comgr ", api->version(), " (", api->library.path(),
-        ") has an action table this build does not know; comgr 2.x and 3.x are supported"));
-  }
+  // Another major version keeps the ISA list (which vouches for hiprtc) but compiles nothing.
+  if (api->major == 2) api->actions = kComgr2Actions;
+  if (api->major == 3) api->actions = kComgr3Actions;
   size_t count = 0;
   TJ_RETURN_IF_ERROR(api->check(api->getIsaCount(&count), "amd_comgr_get_isa_count"));
   for (size_t i = 0; i < count; ++i) {
@@ -223,7 +218,7 @@ class ActionInfo : public ComgrObject<ComgrActionInfo> {
 class ComgrToolchain : public Toolchain {
  public:
   ComgrToolchain(const ComgrApi& api, const TargetDescription& target)
-      : api_(api), target_(target.name) {
+      : api_(api), actions_(*api.actions), target_(target.name) {
     options_ = amdCompileOptions();
     options_.insert(options_.end(), {"-nogpuinc", "-std=c++17"});
   }
@@ -248,32 +243,32 @@ class ComgrToolchain : public Toolchain {
 
     CompileResult result;
     DataSet bitcode(api_);
-    TJ_RETURN_IF_ERROR(run(api_.actions.compileSourceToBitcode, info, input, bitcode,
+    TJ_RETURN_IF_ERROR(run(actions_.compileSourceToBitcode, info, input, bitcode,
                            "COMPILE_SOURCE_TO_BC", sourceName, result.log));
     DataSet withLibraries(api_);
     const DataSet* toLink = &bitcode;
-    if (api_.actions.addDeviceLibraries >= 0) {
+    if (actions_.addDeviceLibraries >= 0) {
       ActionInfo bare(api_);
       TJ_RETURN_IF_ERROR(bare.configure(isa, {}));
-      TJ_RETURN_IF_ERROR(run(api_.actions.addDeviceLibraries, bare, bitcode, withLibraries,
+      TJ_RETURN_IF_ERROR(run(actions_.addDeviceLibraries, bare, bitcode, withLibraries,
                              "ADD_DEVICE_LIBRARIES", sourceName, result.log));
       toLink = &withLibraries;
     }
     DataSet linked(api_);
-    TJ_RETURN_IF_ERROR(run(api_.actions.linkBitcode, info, *toLink, linked, "LINK_BC_TO_BC",
+    TJ_RETURN_IF_ERROR(run(actions_.linkBitcode, info, *toLink, linked, "LINK_BC_TO_BC",
                            sourceName, result.log));
     DataSet relocatable(api_);
-    TJ_RETURN_IF_ERROR(run(api_.actions.codegenToRelocatable, info, linked, relocatable,
+    TJ_RETURN_IF_ERROR(run(actions_.codegenToRelocatable, info, linked, relocatable,
                            "CODEGEN_BC_TO_RELOCATABLE", sourceName, result.log));
     DataSet executable(api_);
-    TJ_RETURN_IF_ERROR(run(api_.actions.linkRelocatableToExecutable, info, relocatable,
+    TJ_RETURN_IF_ERROR(run(actions_.linkRelocatableToExecutable, info, relocatable,
                            executable, "LINK_RELOCATABLE_TO_EXECUTABLE", sourceName, result.log));
     result.binary = executable.bytesOf(kExecutable);
     TJ_RETURN_IF_ERROR(checkAmdCodeObject(result.binary, request.entry));
     // The listing is a second codegen of the same bitcode: the same code, printed.
     DataSet assembly(api_);
     std::string ignoredLog;
-    if (run(api_.actions.codegenToAssembly, info, linked, assembly, "CODEGEN_BC_TO_ASSEMBLY",
+    if (run(actions_.codegenToAssembly, info, linked, assembly, "CODEGEN_BC_TO_ASSEMBLY",
             sourceName, ignoredLog).ok())
       result.intermediate = assembly.bytesOf(kSource);
     result.seconds =
@@ -295,6 +290,7 @@ class ComgrToolchain : public Toolchain {
   }
 
   const ComgrApi& api_;
+  ComgrActions actions_;
   std::string target_;
   std::vector<std::string> options_;
 };
@@ -313,6 +309,11 @@ absl::StatusOr<std::vector<std::string>> comgrIsaNames(const std::vector<std::st
   return api->isas;
 }
 
+absl::StatusOr<std::pair<size_t, size_t>> comgrVersion(const std::vector<std::string>& candidates) {
+  TJ_ASSIGN_OR_RETURN(const ComgrApi* api, comgr(candidates));
+  return std::make_pair(api->major, api->minor);
+}
+
 absl::Status checkComgrKnowsTarget(const std::string& target,
                                    const std::vector<std::string>& candidates) {
   TJ_ASSIGN_OR_RETURN(const ComgrApi* api, comgr(candidates));
@@ -322,6 +323,10 @@ absl::Status checkComgrKnowsTarget(const std::string& target,
 absl::StatusOr<std::unique_ptr<Toolchain>> createComgrToolchain(
     const TargetDescription& target, const std::vector<std::string>& candidates) {
   TJ_ASSIGN_OR_RETURN(const ComgrApi* api, comgr(candidates));
+  if (!api->actions)
+    return absl::UnimplementedError(absl::StrCat(
+        "comgr ", api->version(), " (", api->library.path(),
+        ") has an action table this build does not know; comgr 2.x and 3.x are supported"));
   TJ_RETURN_IF_ERROR(checkIsaListed(*api, target.name));
   return std::unique_ptr<Toolchain>(std::make_unique<ComgrToolchain>(*api, target));
 }

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -16,6 +17,10 @@ const std::vector<std::string>& comgrCandidates();
 
 // The ISA names ("amdgcn-amd-amdhsa--gfx90a") the first of `candidates` that loads lists.
 absl::StatusOr<std::vector<std::string>> comgrIsaNames(
+    const std::vector<std::string>& candidates = comgrCandidates());
+
+// comgr's API version (2.4 in ROCm 5.2, 2.6 in ROCm 6.0, 3.x in ROCm 7).
+absl::StatusOr<std::pair<size_t, size_t>> comgrVersion(
     const std::vector<std::string>& candidates = comgrCandidates());
 
 // OK when comgr lists `target` (a gfx name); else why not (comgr missing, or its list, which

@@ -1,5 +1,9 @@
 #include "compiler/backends/hip/hiprtc_toolchain.h"
 
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdlib.h>
+
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
@@ -35,6 +39,7 @@ struct HiprtcApi {
     return absl::InternalError(absl::StrCat(call, " failed: ", getErrorString(result)));
   }
   std::string versionText() const { return absl::StrCat(major, ".", minor); }
+  std::string file;  // the library file loaded (its name carries the HIP release)
 };
 
 absl::StatusOr<std::unique_ptr<HiprtcApi>> loadHiprtc(const std::vector<std::string>& candidates) {
@@ -54,6 +59,14 @@ absl::StatusOr<std::unique_ptr<HiprtcApi>> loadHiprtc(const std::vector<std::str
   TJ_HIPRTC_SYMBOL(getProgramLog, "hiprtcGetProgramLog");
 #undef TJ_HIPRTC_SYMBOL
   TJ_RETURN_IF_ERROR(api->check(api->version(&api->major, &api->minor), "hiprtcVersion"));
+  // hiprtcVersion is not the HIP release (HIP 5.2.3 says 9.0): the file's real name is.
+  Dl_info where;
+  char resolved[PATH_MAX];
+  if (dladdr(reinterpret_cast<void*>(api->version), &where) && where.dli_fname &&
+      realpath(where.dli_fname, resolved)) {
+    std::string path = resolved;
+    api->file = path.substr(path.rfind('/') + 1);
+  }
   return api;
 }
 
@@ -81,7 +94,8 @@ class HiprtcToolchain : public Toolchain {
   }
 
   std::string identity() const override {
-    return absl::StrCat("hiprtc ", api_.versionText(), " ", absl::StrJoin(options_, " "));
+    return absl::StrCat("hiprtc ", api_.versionText(), " (", api_.file, ") ",
+                        absl::StrJoin(options_, " "));
   }
 
   absl::StatusOr<CompileResult> compile(const CompileRequest& request) const override {

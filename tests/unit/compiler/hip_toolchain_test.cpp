@@ -112,7 +112,8 @@ TEST(HiprtcToolchain, CompilesGfx90a) {
   absl::StatusOr<std::unique_ptr<Toolchain>> toolchain = createHiprtcToolchain(target("gfx90a"));
   ASSERT_TRUE(toolchain.ok()) << toolchain.status();
   EXPECT_THAT((*toolchain)->identity(),
-              AllOf(StartsWith("hiprtc "), HasSubstr("--offload-arch=gfx90a")));
+              AllOf(StartsWith("hiprtc "), HasSubstr("(libamdhip64.so.5."),
+                    HasSubstr("--offload-arch=gfx90a")));
   absl::StatusOr<CompileResult> compiled = (*toolchain)->compile(request(target("gfx90a")));
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   EXPECT_TRUE(checkAmdCodeObject(compiled->binary, kEntry).ok());
@@ -205,15 +206,17 @@ TEST(AmdToolchains, IdentitiesDifferPerRoute) {
   EXPECT_EQ(identities.size(), amdToolchainRoutes().size());
 }
 
-TEST(AmdToolchains, PicksHiprtcWhereComgrKnowsTheTargetElseLlvm) {
-  absl::StatusOr<std::unique_ptr<Toolchain>> gfx90a = createAmdToolchain(target("gfx90a"));
-  ASSERT_TRUE(gfx90a.ok()) << gfx90a.status();
-  EXPECT_THAT((*gfx90a)->identity(), StartsWith("hiprtc "));
-  for (const char* name : {"gfx942", "gfx950", "gfx1100", "gfx1201"}) {
+// This machine's comgr and hiprtc are ROCm 5.2's: chosen only when named, so every target gets
+// the in-process compiler, and the choice says why it passed over the others.
+TEST(AmdToolchains, PassesOverRocm5AndPicksLlvmForEveryTarget) {
+  for (const char* name : {"gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"}) {
     absl::StatusOr<std::unique_ptr<Toolchain>> chosen = createAmdToolchain(target(name));
     ASSERT_TRUE(chosen.ok()) << chosen.status();
     EXPECT_THAT((*chosen)->identity(), StartsWith("llvm-amdgpu ")) << name;
   }
+  absl::StatusOr<std::unique_ptr<Toolchain>> forced = createAmdToolchain(target("gfx90a"), "comgr");
+  ASSERT_TRUE(forced.ok()) << forced.status();
+  EXPECT_THAT((*forced)->identity(), StartsWith("comgr 2.4 "));
 }
 
 TEST(AmdToolchains, ListsEveryRouteTriedWhenNoneServes) {
@@ -222,10 +225,11 @@ TEST(AmdToolchains, ListsEveryRouteTriedWhenNoneServes) {
   absl::StatusOr<std::unique_ptr<Toolchain>> toolchain = createAmdToolchain(unknown);
   ASSERT_FALSE(toolchain.ok());
   EXPECT_THAT(toolchain.status().message(),
-              AllOf(HasSubstr("no AMD toolchain serves gfx9999; tried hiprtc: "),
-                    HasSubstr("; comgr: "), HasSubstr("; llvm: ")));
+              AllOf(HasSubstr("no AMD toolchain serves gfx9999; tried comgr: comgr 2.4 is ROCm 5's"),
+                    HasSubstr("; hiprtc: "), HasSubstr("; llvm: "),
+                    HasSubstr("has no AMDGPU processor named gfx9999")));
   EXPECT_THAT(createAmdToolchain(target("gfx90a"), "nvcc").status().message(),
-              HasSubstr("unknown AMD toolchain route 'nvcc'; known: hiprtc, comgr, llvm"));
+              HasSubstr("unknown AMD toolchain route 'nvcc'; known: comgr, hiprtc, llvm"));
 }
 
 }  // namespace
