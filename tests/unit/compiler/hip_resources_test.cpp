@@ -21,6 +21,7 @@ int64_t waves(const char* name, int64_t vgprs, int64_t lds = 0, int64_t threads 
 TEST(AmdOccupancy, MatchesLlvmsRemarkOnRegisters) {
   for (const char* gfx9 : {"gfx90a", "gfx942", "gfx950"}) {
     EXPECT_EQ(waves(gfx9, 41), 8) << gfx9;
+    EXPECT_EQ(waves(gfx9, 97), 4) << gfx9;  // 104 allocated: granules of 8, not 4
     EXPECT_EQ(waves(gfx9, 101), 4) << gfx9;
     EXPECT_EQ(waves(gfx9, 105), 4) << gfx9;  // 61 VGPRs + 41 AGPRs on gfx90a
     EXPECT_EQ(waves(gfx9, 201), 2) << gfx9;
@@ -28,6 +29,7 @@ TEST(AmdOccupancy, MatchesLlvmsRemarkOnRegisters) {
   for (const char* rdna : {"gfx1100", "gfx1201"}) {
     EXPECT_EQ(waves(rdna, 41), 16) << rdna;
     EXPECT_EQ(waves(rdna, 101), 12) << rdna;
+    EXPECT_EQ(waves(rdna, 110), 12) << rdna;  // 120 allocated: granules of 24, not 16
     EXPECT_EQ(waves(rdna, 201), 7) << rdna;
   }
 }
