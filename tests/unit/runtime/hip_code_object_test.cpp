@@ -102,13 +102,8 @@ void expectMatchesReadelf(const AmdCodeObject& object, const ReadelfMetadata& ex
   }
 }
 
-class AmdCodeObjectTest : public ::testing::Test {
+class AmdCodeObjectTest : public ClangTest {
  protected:
-  void SetUp() override {
-    const std::string why = whyNoClang();
-    if (!why.empty()) GTEST_SKIP() << why;
-    ASSERT_FALSE(scratch_.path().empty());
-  }
 
   // The test kernels' code object for `target`, and what llvm-readelf reads from it.
   void build(const std::string& target, const std::string& version, std::string& bytes,
@@ -137,7 +132,6 @@ class AmdCodeObjectTest : public ::testing::Test {
     descriptor = name + 8;
   }
 
-  ScratchDirectory scratch_;
 };
 
 TEST_F(AmdCodeObjectTest, EveryTargetReadsAsLlvmReadelfDoes) {

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
 
 namespace tilejit::testing {
 
@@ -106,5 +107,16 @@ inline absl::StatusOr<std::string> compileHip(const std::string& directory, cons
     return absl::InternalError(absl::StrCat(command, " failed (", status, "): ", output));
   return objectPath;
 }
+
+// Skips where clang++-22 or llvm-readelf is missing; builds into a scratch directory.
+class ClangTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string why = whyNoClang();
+    if (!why.empty()) GTEST_SKIP() << why;
+    ASSERT_FALSE(scratch_.path().empty());
+  }
+  ScratchDirectory scratch_;
+};
 
 }  // namespace tilejit::testing
