@@ -1,6 +1,6 @@
 // What every AMD toolchain shares: the options that fix the output (code object v5, -O3), the
-// check that a produced code object is an AMDGPU ELF exporting the entry, and a RAII owner for
-// the vendor libraries' handles.
+// check of a produced code object (its metadata names the entry; the resources come from it),
+// the vendor library loading and a RAII owner for the vendor libraries' handles.
 #pragma once
 
 #include <map>
@@ -13,6 +13,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "compiler/targets/target_description.h"
+#include "compiler/toolchains/toolchain.h"
+#include "runtime/backends/hip/code_object.h"
 #include "support/dynamic_library.h"
 
 namespace tilejit {
@@ -24,8 +26,13 @@ inline constexpr int kAmdCodeObjectVersion = 5;
 // The clang options every AMD route passes beside its target (--offload-arch or the ISA).
 std::vector<std::string> amdCompileOptions();
 
-// Fails unless `binary` is a 64-bit ELF for EM_AMDGPU whose symbol table holds `entry`.
-absl::Status checkAmdCodeObject(const std::string& binary, const std::string& entry);
+// The descriptor of `entry` in the code object's amdhsa.kernels metadata; fails unless
+// `binary` is an AMDGPU code object that holds that kernel.
+absl::StatusOr<AmdKernelDescriptor> amdKernelOf(const std::string& binary,
+                                                const std::string& entry);
+
+// Checks `result.binary` holds `entry` and fills `result.resources` from its metadata.
+absl::Status takeAmdResources(CompileResult& result, const std::string& entry);
 
 // The first of `candidates` that dlopen loads; else an Unavailable error that names `what`
 // ("comgr") and every candidate tried.

@@ -34,23 +34,23 @@ RegisterFile registerFileOf(const TargetDescription& target) {
 // waves/SIMD = min(max waves, VGPRs per lane / round_up(.vgpr_count, granule), [gfx9] 800 / round_up(SGPRs, 16), LDS: (LDS per CU / LDS per workgroup) workgroups
 // x waves per workgroup / SIMDs per CU). LDS per CU is the target's sharedBytesPerProgram
 // (64 KB; 160 KB on gfx950; gfx11/12 in CU mode).
-AmdOccupancy amdOccupancy(const TargetDescription& target, const AmdKernelResources& kernel,
+AmdOccupancy amdOccupancy(const TargetDescription& target, const AmdKernelDescriptor& kernel,
                           int64_t threadsPerProgram) {
   const RegisterFile file = registerFileOf(target);
   const int64_t wave = kernel.wavefrontSize > 0 ? kernel.wavefrontSize : target.warpSize;
   const int64_t vgprsPerLane = target.registersPerMultiprocessor / (file.simdsPerCu * wave);
   // On gfx90a/942/950 .vgpr_count is already the unified total (arch VGPRs aligned to 4, then
   // the AGPRs): 61 VGPRs + 41 AGPRs report 105, and LLVM's occupancy remark agrees (4 waves).
-  const int64_t allocated = roundUp(std::max<int64_t>(1, kernel.vgprs), file.vgprGranule);
+  const int64_t allocated = roundUp(std::max<int64_t>(1, kernel.vgprCount), file.vgprGranule);
   AmdOccupancy occupancy;
   occupancy.byRegisters = std::min(file.maxWavesPerSimd, vgprsPerLane / allocated);
-  if (file.sgprsPerSimd > 0 && kernel.sgprs > 0)
+  if (file.sgprsPerSimd > 0 && kernel.sgprCount > 0)
     occupancy.byRegisters =
-        std::min(occupancy.byRegisters, file.sgprsPerSimd / roundUp(kernel.sgprs, 16));
+        std::min(occupancy.byRegisters, file.sgprsPerSimd / roundUp(kernel.sgprCount, 16));
   occupancy.byLds = file.maxWavesPerSimd;
-  if (kernel.ldsBytes > 0) {
+  if (kernel.groupSegmentFixedSize > 0) {
     const int64_t wavesPerProgram = (std::max<int64_t>(1, threadsPerProgram) + wave - 1) / wave;
-    const int64_t programsPerCu = target.sharedBytesPerProgram / kernel.ldsBytes;
+    const int64_t programsPerCu = target.sharedBytesPerProgram / kernel.groupSegmentFixedSize;
     occupancy.byLds = std::min(file.maxWavesPerSimd,
                                programsPerCu * wavesPerProgram / file.simdsPerCu);
   }
@@ -58,15 +58,15 @@ AmdOccupancy amdOccupancy(const TargetDescription& target, const AmdKernelResour
   return occupancy;
 }
 
-std::string formatAmdResources(const TargetDescription& target, const AmdKernelResources& kernel,
+std::string formatAmdResources(const TargetDescription& target, const AmdKernelDescriptor& kernel,
                                int64_t threadsPerProgram) {
   const AmdOccupancy occupancy = amdOccupancy(target, kernel, threadsPerProgram);
   return absl::StrFormat(
       "  amdgpu: sgpr %d, vgpr %d, agpr %d; lds %d bytes; scratch %d bytes per lane; "
       "spills: sgpr %d, vgpr %d; wave size %d\n"
       "  occupancy estimate: %d waves per SIMD (registers allow %d, lds %d)\n",
-      kernel.sgprs, kernel.vgprs, kernel.agprs, kernel.ldsBytes, kernel.scratchBytes,
-      kernel.sgprSpills, kernel.vgprSpills, kernel.wavefrontSize, occupancy.wavesPerSimd,
+      kernel.sgprCount, kernel.vgprCount, kernel.agprCount, kernel.groupSegmentFixedSize, kernel.privateSegmentFixedSize,
+      kernel.sgprSpillCount, kernel.vgprSpillCount, kernel.wavefrontSize, occupancy.wavesPerSimd,
       occupancy.byRegisters, occupancy.byLds);
 }
 

@@ -264,7 +264,7 @@ class ComgrToolchain : public Toolchain {
     TJ_RETURN_IF_ERROR(run(actions_.linkRelocatableToExecutable, info, relocatable,
                            executable, "LINK_RELOCATABLE_TO_EXECUTABLE", sourceName, result.log));
     result.binary = executable.bytesOf(kExecutable);
-    TJ_RETURN_IF_ERROR(checkAmdCodeObject(result.binary, request.entry));
+    TJ_RETURN_IF_ERROR(takeAmdResources(result, request.entry));
     // The listing is a second codegen of the same bitcode: the same code, printed.
     DataSet assembly(api_);
     std::string ignoredLog;

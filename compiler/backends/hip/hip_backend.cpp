@@ -5,6 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/backends/backend.h"
+#include "compiler/backends/hip/amd_compile.h"
+#include "compiler/backends/hip/amd_resources.h"
 #include "compiler/backends/hip/amd_toolchains.h"
 #include "compiler/backends/hip/matrix_instructions.h"
 
@@ -36,6 +38,16 @@ class HipBackend : public CompilerBackend {
   }
 
   // The default prelude (no defines) until a library here has a scratch to size.
+
+  std::string resourceReport(const KernelMetadata& metadata,
+                             const std::string& binary) const override {
+    absl::StatusOr<const TargetDescription*> target = lookupTarget(metadata.target);
+    absl::StatusOr<AmdKernelDescriptor> kernel = amdKernelOf(binary, metadata.entry);
+    if (!target.ok() || !kernel.ok())
+      return absl::StrCat("  amdgpu: no metadata (",
+                          (target.ok() ? kernel.status() : target.status()).message(), ")\n");
+    return formatAmdResources(**target, *kernel, metadata.threadsPerProgram);
+  }
 
   absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(
       const TargetDescription& target, const std::string&) const override {

@@ -84,6 +84,8 @@ absl::Status checkHiprtcMayCompile(const std::string& target,
                                                  "does not list): ", known.message()));
 }
 
+// hiprtc 5.2 emits code object v4 whatever the options say (its runtime loads only v4); the
+// automatic choice does not take ROCm 5's hiprtc (amd_toolchains.h).
 class HiprtcToolchain : public Toolchain {
  public:
   HiprtcToolchain(const HiprtcApi& api, const TargetDescription& target,
@@ -137,7 +139,7 @@ class HiprtcToolchain : public Toolchain {
     result.binary.resize(codeSize);
     TJ_RETURN_IF_ERROR(
         api_.check(api_.getCode(program.get(), result.binary.data()), "hiprtcGetCode"));
-    TJ_RETURN_IF_ERROR(checkAmdCodeObject(result.binary, request.entry));
+    TJ_RETURN_IF_ERROR(takeAmdResources(result, request.entry));
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;

@@ -111,7 +111,7 @@ class LlvmAmdgpuToolchain : public Toolchain {
     result.binary = std::move(outputs.codeObject);
     result.intermediate = std::move(outputs.assembly);
     result.log = std::move(outputs.log);
-    TJ_RETURN_IF_ERROR(checkAmdCodeObject(result.binary, request.entry));
+    TJ_RETURN_IF_ERROR(takeAmdResources(result, request.entry));
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;

@@ -10,10 +10,10 @@ namespace {
 int64_t waves(const char* name, int64_t vgprs, int64_t lds = 0, int64_t threads = 256) {
   absl::StatusOr<const TargetDescription*> target = lookupTarget(name);
   EXPECT_TRUE(target.ok());
-  AmdKernelResources kernel;
-  kernel.vgprs = vgprs;
-  kernel.sgprs = 16;
-  kernel.ldsBytes = lds;
+  AmdKernelDescriptor kernel;
+  kernel.vgprCount = vgprs;
+  kernel.sgprCount = 16;
+  kernel.groupSegmentFixedSize = lds;
   kernel.wavefrontSize = (*target)->warpSize;
   return amdOccupancy(**target, kernel, threads).wavesPerSimd;
 }
