@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <set>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 
@@ -182,6 +183,26 @@ TEST(LlvmAmdgpuToolchain, CompilesEveryAmdTargetToCodeObjectV5) {
                 AllOf(HasSubstr(absl::StrCat(".amdgcn_target \"amdgcn-amd-amdhsa--", name)),
                       HasSubstr("s_endpgm")))
         << name;
+  }
+}
+
+// The JIT compiles from many threads; the plugin's compiles run side by side.
+TEST(LlvmAmdgpuToolchain, CompilesFromSeveralThreadsAtOnce) {
+  std::vector<std::unique_ptr<Toolchain>> toolchains;
+  for (const char* name : {"gfx942", "gfx1201", "gfx950", "gfx1100"}) {
+    absl::StatusOr<std::unique_ptr<Toolchain>> toolchain = createLlvmAmdgpuToolchain(target(name));
+    ASSERT_TRUE(toolchain.ok()) << toolchain.status();
+    toolchains.push_back(*std::move(toolchain));
+  }
+  std::vector<absl::StatusOr<CompileResult>> results(8, absl::UnknownError("not run"));
+  std::vector<std::thread> threads;
+  const char* names[] = {"gfx942", "gfx1201", "gfx950", "gfx1100"};
+  for (size_t i = 0; i < results.size(); ++i)
+    threads.emplace_back([&, i] { results[i] = toolchains[i % 4]->compile(request(target(names[i % 4]))); });
+  for (std::thread& thread : threads) thread.join();
+  for (size_t i = 0; i < results.size(); ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].status();
+    expectCodeObject(*results[i], names[i % 4]);
   }
 }
 

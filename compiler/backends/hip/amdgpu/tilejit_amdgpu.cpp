@@ -202,8 +202,13 @@ bool link(llvm::StringRef object, std::string& codeObject, std::string& log) {
                              "-o", output.c_str(), input.c_str()};
   std::string linkLog;
   llvm::raw_string_ostream linkStream(linkLog);
-  lld::Result result =
-      lld::lldMain(arguments, linkStream, linkStream, {{lld::Gnu, &lld::elf::link}});
+  // lld keeps its context in globals: one link at a time (2-4 ms each).
+  static std::mutex linking;
+  lld::Result result;
+  {
+    std::lock_guard<std::mutex> lock(linking);
+    result = lld::lldMain(arguments, linkStream, linkStream, {{lld::Gnu, &lld::elf::link}});
+  }
   linkStream.flush();
   log += linkLog;
   if (result.retCode != 0) return false;
