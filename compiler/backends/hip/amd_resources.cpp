@@ -51,8 +51,11 @@ AmdOccupancy amdOccupancy(const TargetDescription& target, const AmdKernelDescri
   if (kernel.groupSegmentFixedSize > 0) {
     const int64_t wavesPerProgram = (std::max<int64_t>(1, threadsPerProgram) + wave - 1) / wave;
     const int64_t programsPerCu = target.sharedBytesPerProgram / kernel.groupSegmentFixedSize;
-    occupancy.byLds = std::min(file.maxWavesPerSimd,
-                               programsPerCu * wavesPerProgram / file.simdsPerCu);
+    // A program that fits puts at least one wave on the SIMDs it uses; one that does not, none.
+    occupancy.byLds =
+        programsPerCu == 0 ? 0
+                           : std::clamp<int64_t>(programsPerCu * wavesPerProgram / file.simdsPerCu,
+                                                 1, file.maxWavesPerSimd);
   }
   occupancy.wavesPerSimd = std::min(occupancy.byRegisters, occupancy.byLds);
   return occupancy;

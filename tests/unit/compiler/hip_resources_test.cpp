@@ -41,6 +41,9 @@ TEST(AmdOccupancy, LdsLimitsWorkgroupsPerCu) {
   EXPECT_EQ(waves("gfx950", 41, 32 * 1024), 5);
   // wave32, 2 SIMDs: 8 waves per program, 2 programs -> 8 waves per SIMD.
   EXPECT_EQ(waves("gfx1100", 41, 32 * 1024), 8);
+  // One 64-thread program of 48 KB: one wave on one SIMD; 96 KB fits no gfx942 CU.
+  EXPECT_EQ(waves("gfx942", 41, 48 * 1024, 64), 1);
+  EXPECT_EQ(waves("gfx942", 41, 96 * 1024, 64), 0);
 }
 
 }  // namespace
