@@ -245,7 +245,10 @@ absl::StatusOr<CompiledKernel> JitCompiler::compile(const KernelSpec& spec) {
 absl::StatusOr<std::string> JitCompiler::dumpStage(const KernelSpec& spec, Stage stage) {
   if (stage == Stage::kBinary || stage == Stage::kResources) {
     TJ_ASSIGN_OR_RETURN(CompiledKernel compiled, compile(spec));
-    return stage == Stage::kBinary ? compiled.binary : formatResources(compiled.metadata);
+    if (stage == Stage::kBinary) return compiled.binary;
+    TJ_ASSIGN_OR_RETURN(const CompilerBackend* backend, lookupBackend(compiled.metadata.backend));
+    return formatResources(compiled.metadata) +
+           backend->resourceReport(compiled.metadata, compiled.binary);
   }
   std::lock_guard<std::mutex> lock(impl_->mutex);
   TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(spec.target));

@@ -24,6 +24,10 @@ bool CompilerBackend::libraryHasFragmentTiles(std::string_view) const { return f
 
 int64_t CompilerBackend::perProgramReservedBytes() const { return 0; }
 
+std::string CompilerBackend::resourceReport(const KernelMetadata&, const std::string&) const {
+  return std::string();
+}
+
 absl::StatusOr<std::string> CompilerBackend::emitPrelude(const KernelPrelude& kernel,
                                                          KernelMetadata& metadata) const {
   metadata.dynamicSharedBytes = kernel.dynamicSharedBytes;

@@ -76,6 +76,11 @@ class CompilerBackend {
   virtual absl::StatusOr<std::string> emitPrelude(const KernelPrelude& kernel,
                                                   KernelMetadata& metadata) const;
 
+  // Lines `--emit resources` adds below the shared report for `metadata.entry`, read from its
+  // code object `binary` (facts ResourceUsage has no field for); by default none.
+  virtual std::string resourceReport(const KernelMetadata& metadata,
+                                     const std::string& binary) const;
+
   // The toolchain for one of this backend's targets. A backend with several (hiprtc, comgr,
   // in-process LLVM) picks by what is present and says what it tried when none is.
   virtual absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(

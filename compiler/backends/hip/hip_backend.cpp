@@ -1,7 +1,13 @@
-// The HIP backend: AMD targets (MFMA on gfx9, WMMA on gfx11/12). Only their descriptions
-// exist so far: no device library (templates/device/hip) and no toolchain in this build.
+// The HIP backend: AMD targets (MFMA on gfx9, WMMA on gfx11/12) and their toolchains
+// (hiprtc, comgr, the in-process LLVM AMDGPU compiler), picked per target by what is present.
+#include <cstdlib>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "compiler/backends/backend.h"
+#include "compiler/backends/hip/amd_compile.h"
+#include "compiler/backends/hip/amd_resources.h"
+#include "compiler/backends/hip/amd_toolchains.h"
 #include "compiler/backends/hip/matrix_instructions.h"
 
 namespace tilejit {
@@ -33,11 +39,20 @@ class HipBackend : public CompilerBackend {
 
   // The default prelude (no defines) until a library here has a scratch to size.
 
+  std::string resourceReport(const KernelMetadata& metadata,
+                             const std::string& binary) const override {
+    absl::StatusOr<const TargetDescription*> target = lookupTarget(metadata.target);
+    absl::StatusOr<AmdKernelDescriptor> kernel = amdKernelOf(binary, metadata.entry);
+    if (!target.ok() || !kernel.ok())
+      return absl::StrCat("  amdgpu: no metadata (",
+                          (target.ok() ? kernel.status() : target.status()).message(), ")\n");
+    return formatAmdResources(**target, *kernel, metadata.threadsPerProgram);
+  }
+
   absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(
       const TargetDescription& target, const std::string&) const override {
-    return absl::UnimplementedError(absl::StrCat(
-        "AMD toolchain not built yet: no AMD toolchain in this build; target ", target.name,
-        " cannot be compiled"));
+    const char* route = std::getenv("TILEJIT_AMD_TOOLCHAIN");
+    return createAmdToolchain(target, route ? route : "");
   }
 };
 

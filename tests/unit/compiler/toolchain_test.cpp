@@ -147,13 +147,12 @@ TEST(HostCxxToolchain, IdentityNamesCompilerVersionAndFlags) {
                                            HasSubstr("-fno-math-errno")));
 }
 
-TEST(Toolchain, AmdIsNotBuiltYet) {
+TEST(Toolchain, AmdTargetsGetTheHipBackendsToolchain) {
   absl::StatusOr<const TargetDescription*> target = lookupTarget("gfx942");
   ASSERT_TRUE(target.ok());
   absl::StatusOr<std::unique_ptr<Toolchain>> toolchain = createToolchain(**target);
-  ASSERT_FALSE(toolchain.ok());
-  EXPECT_EQ(toolchain.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(toolchain.status().message(), HasSubstr("AMD toolchain not built yet"));
+  ASSERT_TRUE(toolchain.ok()) << toolchain.status();
+  EXPECT_THAT((*toolchain)->identity(), HasSubstr("--offload-arch=gfx942"));
 }
 
 std::unique_ptr<Toolchain> nvrtcToolchain(std::string* whyNot) {
