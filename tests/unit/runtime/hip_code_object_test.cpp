@@ -104,7 +104,6 @@ void expectMatchesReadelf(const AmdCodeObject& object, const ReadelfMetadata& ex
 
 class AmdCodeObjectTest : public ClangTest {
  protected:
-
   // The test kernels' code object for `target`, and what llvm-readelf reads from it.
   void build(const std::string& target, const std::string& version, std::string& bytes,
              ReadelfMetadata* readelf = nullptr) {
@@ -131,7 +130,6 @@ class AmdCodeObjectTest : public ClangTest {
     std::memcpy(&descriptorSize, bytes.data() + name - 8, 4);
     descriptor = name + 8;
   }
-
 };
 
 TEST_F(AmdCodeObjectTest, EveryTargetReadsAsLlvmReadelfDoes) {
