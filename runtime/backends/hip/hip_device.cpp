@@ -34,16 +34,17 @@ class HipKernel : public LoadedKernel {
 
 class HipDevice : public Device {
  public:
-  HipDevice(const RuntimeApi* api, int ordinal, std::string name, std::string target,
+  HipDevice(const RuntimeApi* api, int ordinal, std::string name, std::string archName,
             int maxThreads, int maxLdsBytes)
       : api_(api),
         ordinal_(ordinal),
         name_(std::move(name)),
-        target_(std::move(target)),
+        archName_(std::move(archName)),
+        target_(archName_.substr(0, archName_.find(':'))),
         maxThreads_(maxThreads),
         maxLdsBytes_(maxLdsBytes) {}
 
-  std::string name() const override { return absl::StrCat(name_, " (", target_, ")"); }
+  std::string name() const override { return absl::StrCat(name_, " (", archName_, ")"); }
   std::string target() const override { return target_; }
 
   absl::StatusOr<std::unique_ptr<LoadedKernel>> load(const KernelMetadata& metadata,
@@ -62,7 +63,8 @@ class HipDevice : public Device {
           "kernel '", metadata.templateName, "' runs in thread-block clusters (cluster_size ",
           metadata.clusterPrograms, "); AMD GPUs have none"));
     TJ_ASSIGN_OR_RETURN(Grid grid, parseGrid(metadata));
-    TJ_ASSIGN_OR_RETURN(AmdKernelDescriptor descriptor, checkHipCodeObject(metadata, binary));
+    TJ_ASSIGN_OR_RETURN(AmdKernelDescriptor descriptor,
+                        checkHipCodeObject(metadata, binary, archName_));
     const int64_t ldsBytes = descriptor.groupSegmentFixedSize + metadata.dynamicSharedBytes;
     if (ldsBytes > maxLdsBytes_)
       return absl::InvalidArgumentError(absl::StrCat(
@@ -165,7 +167,8 @@ class HipDevice : public Device {
   const RuntimeApi* api_;
   int ordinal_;
   std::string name_;
-  std::string target_;
+  std::string archName_;  // gcnArchName: "gfx942:sramecc+:xnack-"
+  std::string target_;    // "gfx942"
   int64_t maxThreads_;
   int64_t maxLdsBytes_;
 };
@@ -185,14 +188,14 @@ absl::StatusOr<std::unique_ptr<Device>> createHipDevice(int ordinal) {
   TJ_RETURN_IF_ERROR(TJ_HIP_CHECK(*api, hipSetDevice, ordinal));
   char name[256] = {};
   TJ_RETURN_IF_ERROR(TJ_HIP_CHECK(*api, hipDeviceGetName, name, sizeof(name) - 1, ordinal));
-  TJ_ASSIGN_OR_RETURN(std::string target, deviceArchitecture(*api, ordinal));
+  TJ_ASSIGN_OR_RETURN(std::string archName, deviceArchitecture(*api, ordinal));
   int maxThreads = 0, maxLdsBytes = 0;
   TJ_RETURN_IF_ERROR(TJ_HIP_CHECK(*api, hipDeviceGetAttribute, &maxThreads,
                                   hipDeviceAttributeMaxThreadsPerBlock, ordinal));
   TJ_RETURN_IF_ERROR(TJ_HIP_CHECK(*api, hipDeviceGetAttribute, &maxLdsBytes,
                                   hipDeviceAttributeMaxSharedMemoryPerBlock, ordinal));
-  return std::unique_ptr<Device>(
-      std::make_unique<HipDevice>(api, ordinal, name, std::move(target), maxThreads, maxLdsBytes));
+  return std::unique_ptr<Device>(std::make_unique<HipDevice>(
+      api, ordinal, name, std::move(archName), maxThreads, maxLdsBytes));
 }
 
 DeviceBackend hipDeviceBackend() {

@@ -24,17 +24,6 @@ absl::Status resolve(const DynamicLibrary& library, T& slot, const char* name) {
   return absl::OkStatus();
 }
 
-// The device properties entry points, newest layout first, and where each layout keeps
-// gcnArchName: hipDeviceProp_tR0600 (ROCm 6.0+, frozen by the versioned name) at byte 1160,
-// the ROCm 5 layout (R0000) at byte 396. LLVM's amdgpu-arch reads the name the same way; the
-// alternative, hsa_agent_get_info, would need HSA and a map from HSA agents to HIP ordinals.
-struct PropertiesLayout {
-  const char* entryPoint;
-  size_t archOffset;
-};
-constexpr PropertiesLayout kPropertiesLayouts[] = {{"hipGetDevicePropertiesR0600", 1160},
-                                                   {"hipGetDevicePropertiesR0000", 396},
-                                                   {"hipGetDeviceProperties", 396}};
 // Larger than every layout (R0600 is 1472 bytes), so a grown struct cannot overrun it.
 constexpr size_t kPropertiesBufferBytes = 8192;
 constexpr size_t kArchNameBytes = 256;
@@ -91,7 +80,7 @@ const std::vector<std::string>& defaultRuntimeLibraries() {
   return names;
 }
 
-absl::StatusOr<std::unique_ptr<LoadedRuntime>> loadRuntime(
+absl::StatusOr<std::unique_ptr<LoadedRuntime>> openRuntime(
     const std::vector<std::string>& candidates) {
   absl::StatusOr<DynamicLibrary> library = DynamicLibrary::open(candidates);
   if (!library.ok())
@@ -101,6 +90,12 @@ absl::StatusOr<std::unique_ptr<LoadedRuntime>> loadRuntime(
   auto loaded = std::make_unique<LoadedRuntime>();
   loaded->library = *std::move(library);
   TJ_RETURN_IF_ERROR(resolveTable(loaded->library, loaded->api));
+  return loaded;
+}
+
+absl::StatusOr<std::unique_ptr<LoadedRuntime>> loadRuntime(
+    const std::vector<std::string>& candidates) {
+  TJ_ASSIGN_OR_RETURN(std::unique_ptr<LoadedRuntime> loaded, openRuntime(candidates));
   if (hipError_t result = loaded->api.hipInit(0); result != hipSuccess)
     return absl::UnavailableError(
         absl::StrCat("no AMD GPU: hipInit returned ", describeError(loaded->api, result)));
@@ -138,7 +133,7 @@ absl::StatusOr<std::string> deviceArchitecture(const RuntimeApi& api, int ordina
                      api.propertiesArchOffset,
                      ", not a gfx name: this HIP runtime's hipDeviceProp_t layout "
                      "is not the one its entry point's name promises"));
-  return name.substr(0, name.find(':'));
+  return name;
 }
 
 absl::Status HipGraph::launch(Stream stream) {

@@ -38,6 +38,19 @@ inline void* const HIP_LAUNCH_PARAM_END = reinterpret_cast<void*>(3);
 inline constexpr int hipDeviceAttributeMaxThreadsPerBlock = 56;
 inline constexpr int hipDeviceAttributeMaxSharedMemoryPerBlock = 74;
 
+// The device properties entry points, newest layout first, and where each layout keeps
+// gcnArchName: hipDeviceProp_tR0600 (ROCm 6.0+, frozen by the versioned name) at byte 1160,
+// the ROCm 5 layout (R0000; the unversioned name before ROCm 6) at byte 396. LLVM's
+// amdgpu-arch reads the name the same way. hipDeviceGetAttribute has no architecture name,
+// and hsa_agent_get_info would need HSA and a map from HSA agents to HIP ordinals.
+struct PropertiesLayout {
+  const char* entryPoint;
+  size_t archOffset;
+};
+inline constexpr PropertiesLayout kPropertiesLayouts[] = {{"hipGetDevicePropertiesR0600", 1160},
+                                                          {"hipGetDevicePropertiesR0000", 396},
+                                                          {"hipGetDeviceProperties", 396}};
+
 // Entry points, resolved once per process.
 struct RuntimeApi {
   hipError_t (*hipInit)(unsigned flags);
@@ -91,7 +104,11 @@ struct LoadedRuntime {
 // The sonames runtime() tries, newest ROCm first.
 const std::vector<std::string>& defaultRuntimeLibraries();
 
-// Loads the first of `candidates` that opens, resolves the entry points and calls hipInit.
+// Opens the first of `candidates` that loads and resolves the entry points (no hipInit).
+absl::StatusOr<std::unique_ptr<LoadedRuntime>> openRuntime(
+    const std::vector<std::string>& candidates);
+
+// openRuntime, then hipInit.
 // Errors: "no AMD driver: dlopen(...) failed: ..." when none opens, "no AMD GPU: hipInit
 // returned 101 (hipErrorInvalidDevice)" when the runtime finds no GPU.
 absl::StatusOr<std::unique_ptr<LoadedRuntime>> loadRuntime(
@@ -105,8 +122,8 @@ absl::StatusOr<const RuntimeApi*> runtime();
 absl::Status check(const RuntimeApi& api, hipError_t result, const char* call);
 #define TJ_HIP_CHECK(api, call, ...) ::tilejit::hip::check((api), (api).call(__VA_ARGS__), #call)
 
-// The device's architecture as the compiler names it ("gfx942"; gcnArchName without the
-// ":sramecc+:xnack-" feature suffix).
+// The device's gcnArchName: the architecture and its feature settings
+// ("gfx942:sramecc+:xnack-").
 absl::StatusOr<std::string> deviceArchitecture(const RuntimeApi& api, int ordinal);
 
 // Owns one HIP handle, released with `Release` of the process's runtime table.

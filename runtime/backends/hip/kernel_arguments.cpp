@@ -1,10 +1,12 @@
 #include "runtime/backends/hip/kernel_arguments.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "support/status.h"
 
 namespace tilejit {
@@ -98,8 +100,27 @@ absl::Status checkHipKernelArguments(const KernelMetadata& metadata,
   return absl::OkStatus();
 }
 
+absl::Status checkHipTargetFeatures(std::string_view codeObjectTarget,
+                                    std::string_view deviceArchName) {
+  const std::string_view processor =
+      codeObjectTarget.substr(std::min(codeObjectTarget.size(), codeObjectTarget.rfind("--") + 2));
+  for (absl::string_view feature : absl::StrSplit(asAbsl(processor), ':', absl::SkipEmpty())) {
+    if (feature.empty() || (feature.back() != '+' && feature.back() != '-')) continue;
+    const absl::string_view name = feature.substr(0, feature.size() - 1);
+    const std::string other = absl::StrCat(":", name, feature.back() == '+' ? "-" : "+");
+    if (absl::StrContains(asAbsl(deviceArchName), other))
+      return absl::InvalidArgumentError(absl::StrCat(
+          "the code object is for ", asAbsl(codeObjectTarget), " (", name, " ",
+          feature.back() == '+' ? "on" : "off", ") but the device is ", asAbsl(deviceArchName),
+          "; compile for ", asAbsl(deviceArchName.substr(0, deviceArchName.find(':'))),
+          " without the feature, or with its setting"));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<AmdKernelDescriptor> checkHipCodeObject(const KernelMetadata& metadata,
-                                                       std::string_view codeObject) {
+                                                       std::string_view codeObject,
+                                                       std::string_view deviceArchName) {
   absl::StatusOr<AmdCodeObject> object = readAmdCodeObject(codeObject);
   if (!object.ok())
     return absl::InvalidArgumentError(
@@ -109,6 +130,12 @@ absl::StatusOr<AmdKernelDescriptor> checkHipCodeObject(const KernelMetadata& met
     return absl::InvalidArgumentError(
         absl::StrCat("kernel '", metadata.templateName, "': its code object is for ",
                      object->target, " but its metadata says target ", metadata.target));
+  if (!deviceArchName.empty()) {
+    absl::Status features = checkHipTargetFeatures(object->target, deviceArchName);
+    if (!features.ok())
+      return absl::InvalidArgumentError(
+          absl::StrCat("kernel '", metadata.templateName, "': ", features.message()));
+  }
   std::vector<std::string> names;
   for (const AmdKernelDescriptor& kernel : object->kernels) {
     if (kernel.name != metadata.entry) {

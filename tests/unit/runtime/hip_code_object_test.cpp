@@ -3,6 +3,7 @@
 
 #include <cstring>
 #include <map>
+#include <random>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -104,7 +105,6 @@ void expectMatchesReadelf(const AmdCodeObject& object, const ReadelfMetadata& ex
 
 class AmdCodeObjectTest : public ClangTest {
  protected:
-
   // The test kernels' code object for `target`, and what llvm-readelf reads from it.
   void build(const std::string& target, const std::string& version, std::string& bytes,
              ReadelfMetadata* readelf = nullptr) {
@@ -131,7 +131,6 @@ class AmdCodeObjectTest : public ClangTest {
     std::memcpy(&descriptorSize, bytes.data() + name - 8, 4);
     descriptor = name + 8;
   }
-
 };
 
 TEST_F(AmdCodeObjectTest, EveryTargetReadsAsLlvmReadelfDoes) {
@@ -235,6 +234,20 @@ TEST_F(AmdCodeObjectTest, CorruptMetadataBytesNeverCrash) {
     }
   }
   EXPECT_GT(errors, 0);
+}
+
+TEST_F(AmdCodeObjectTest, CorruptBytesAnywhereNeverCrash) {
+  std::string bytes;
+  ASSERT_NO_FATAL_FAILURE(build("gfx950", "5", bytes));
+  std::mt19937 random(42);
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::string corrupt = bytes;
+    for (int flips = 1 + trial % 4; flips > 0; --flips)
+      corrupt[random() % corrupt.size()] = static_cast<char>(random());
+    absl::StatusOr<AmdCodeObject> object = readAmdCodeObject(corrupt);
+    if (!object.ok())
+      ASSERT_THAT(std::string(object.status().message()), StartsWith("AMDGPU code object: "));
+  }
 }
 
 TEST_F(AmdCodeObjectTest, NamesAMissingOrMistypedField) {

@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
+#include <type_traits>
 
 #include "absl/strings/match.h"
 #include "runtime/backends/hip/hip_runtime.h"
@@ -13,6 +16,10 @@
 #include "support/dynamic_library.h"
 
 namespace tilejit {
+namespace testing {
+// hip_header_values_test.cpp: the installed ROCm header's values by name (empty without it).
+std::map<std::string, int64_t> installedHipHeaderValues();
+}  // namespace testing
 namespace {
 
 using ::testing::AllOf;
@@ -45,6 +52,65 @@ TEST(HipRuntime, TriesTheRocmSonamesNewestFirst) {
   EXPECT_EQ(hip::defaultRuntimeLibraries(),
             (std::vector<std::string>{"libamdhip64.so.7", "libamdhip64.so.6", "libamdhip64.so.5",
                                       "libamdhip64.so"}));
+}
+
+// The installed runtime resolves every entry point, and its properties entry point is one
+// whose gcnArchName offset is known.
+TEST(HipRuntime, ResolvesTheInstalledLibrary) {
+  absl::StatusOr<std::unique_ptr<hip::LoadedRuntime>> opened =
+      hip::openRuntime(hip::defaultRuntimeLibraries());
+  if (!opened.ok() && absl::StartsWith(opened.status().message(), "no AMD driver"))
+    GTEST_SKIP() << opened.status().message();
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  const hip::RuntimeApi& api = (*opened)->api;
+  int version = 0;
+  ASSERT_EQ(api.hipRuntimeGetVersion(&version), hip::hipSuccess);
+  bool known = false;
+  for (const hip::PropertiesLayout& layout : hip::kPropertiesLayouts)
+    known |= std::string(layout.entryPoint) == api.propertiesEntryPoint &&
+             layout.archOffset == api.propertiesArchOffset;
+  EXPECT_TRUE(known) << api.propertiesEntryPoint;
+  // ROCm 5 exports only the unversioned name, ROCm 6+ the R0600 one as well.
+  EXPECT_STREQ(api.propertiesEntryPoint,
+               version >= 60000000 ? "hipGetDevicePropertiesR0600" : "hipGetDeviceProperties")
+      << "HIP " << version;
+  EXPECT_STREQ(api.hipGetErrorName(101), "hipErrorInvalidDevice");
+  EXPECT_STREQ(api.hipGetErrorName(100), "hipErrorNoDevice");
+}
+
+// The values hip_runtime.h declares, against the installed ROCm's own header.
+TEST(HipRuntime, ConstantsMatchTheInstalledHeader) {
+  const std::map<std::string, int64_t> header = testing::installedHipHeaderValues();
+  if (header.empty()) GTEST_SKIP() << "no hip/hip_runtime_api.h installed (libamdhip64-dev)";
+  const auto value = [](auto constant) {
+    if constexpr (std::is_pointer_v<decltype(constant)>)
+      return static_cast<int64_t>(reinterpret_cast<intptr_t>(constant));
+    else
+      return static_cast<int64_t>(constant);
+  };
+  const std::map<std::string, int64_t> ours = {
+      {"hipSuccess", value(hip::hipSuccess)},
+      {"hipMemcpyHostToDevice", value(hip::hipMemcpyHostToDevice)},
+      {"hipMemcpyDeviceToHost", value(hip::hipMemcpyDeviceToHost)},
+      {"hipStreamNonBlocking", value(hip::hipStreamNonBlocking)},
+      {"hipStreamCaptureModeThreadLocal", value(hip::hipStreamCaptureModeThreadLocal)},
+      {"HIP_LAUNCH_PARAM_BUFFER_POINTER", value(hip::HIP_LAUNCH_PARAM_BUFFER_POINTER)},
+      {"HIP_LAUNCH_PARAM_BUFFER_SIZE", value(hip::HIP_LAUNCH_PARAM_BUFFER_SIZE)},
+      {"HIP_LAUNCH_PARAM_END", value(hip::HIP_LAUNCH_PARAM_END)},
+      {"hipDeviceAttributeMaxThreadsPerBlock", value(hip::hipDeviceAttributeMaxThreadsPerBlock)},
+      {"hipDeviceAttributeMaxSharedMemoryPerBlock",
+       value(hip::hipDeviceAttributeMaxSharedMemoryPerBlock)}};
+  for (const auto& [name, number] : ours) {
+    auto found = header.find(name);
+    ASSERT_NE(found, header.end()) << name;
+    EXPECT_EQ(number, found->second) << name;
+  }
+  const char* entryPoint = header.at("HIP_VERSION_MAJOR") >= 6 ? "hipGetDevicePropertiesR0600"
+                                                               : "hipGetDeviceProperties";
+  for (const hip::PropertiesLayout& layout : hip::kPropertiesLayouts)
+    if (std::string(layout.entryPoint) == entryPoint)
+      EXPECT_EQ(static_cast<int64_t>(layout.archOffset), header.at("gcnArchNameOffset"))
+          << entryPoint;
 }
 
 TEST(HipRuntime, WithoutAGpuHipInitFailsWithOneMessage) {

@@ -60,7 +60,6 @@ extern "C" __global__ void tj_gap(long* out, Wide wide) { out[0] = wide.v[1]; }
 
 class HipKernelArgumentsTest : public ClangTest {
  protected:
-
   std::string codeObject(const std::string& target, const char* source = kTestKernels) {
     absl::StatusOr<std::string> path =
         compileHip(scratch_.path(), absl::StrCat(target, "_", objects_++), source, target);
@@ -155,6 +154,35 @@ TEST_F(HipKernelArgumentsTest, TheTargetEntryAndThreadsMustMatch) {
   EXPECT_EQ(errorOf(wide, object),
             "kernel 'tj_struct' (template 'abi_probe') runs 2048 threads per program; its code "
             "object allows at most 1024");
+}
+
+TEST(HipKernelArguments, TargetFeaturesMustMatchTheDevice) {
+  EXPECT_TRUE(checkHipTargetFeatures("amdgcn-amd-amdhsa--gfx942", "gfx942:sramecc+:xnack-").ok());
+  EXPECT_TRUE(
+      checkHipTargetFeatures("amdgcn-amd-amdhsa--gfx90a:xnack-", "gfx90a:sramecc-:xnack-").ok());
+  EXPECT_EQ(checkHipTargetFeatures("amdgcn-amd-amdhsa--gfx90a:xnack+", "gfx90a:sramecc-:xnack-")
+                .message(),
+            "the code object is for amdgcn-amd-amdhsa--gfx90a:xnack+ (xnack on) but the device is "
+            "gfx90a:sramecc-:xnack-; compile for gfx90a without the feature, or with its setting");
+  EXPECT_THAT(std::string(checkHipTargetFeatures("amdgcn-amd-amdhsa--gfx942:sramecc-:xnack-",
+                                                 "gfx942:sramecc+:xnack-")
+                              .message()),
+              HasSubstr("(sramecc off)"));
+}
+
+TEST_F(HipKernelArgumentsTest, TheDevicesFeaturesAreChecked) {
+  absl::StatusOr<std::string> path =
+      compileHip(scratch_.path(), "xnack", kTestKernels, "gfx90a:xnack+");
+  ASSERT_TRUE(path.ok()) << path.status();
+  const std::string object = fileBytes(*path);
+  KernelMetadata metadata = metadataFor("tj_struct", "gfx90a", structSignature());
+  EXPECT_TRUE(checkHipCodeObject(metadata, object, "gfx90a:sramecc-:xnack+").ok());
+  absl::StatusOr<AmdKernelDescriptor> kernel =
+      checkHipCodeObject(metadata, object, "gfx90a:sramecc-:xnack-");
+  ASSERT_FALSE(kernel.ok());
+  EXPECT_THAT(std::string(kernel.status().message()),
+              HasSubstr("kernel 'abi_probe': the code object is for "
+                        "amdgcn-amd-amdhsa--gfx90a:xnack+ (xnack on)"));
 }
 
 TEST(HipKernelArguments, ACorruptCodeObjectIsAnError) {
