@@ -5,6 +5,7 @@
 // CHECK-DAG: gfx90a paged_decode sgpr=
 // CHECK-DAG: gfx942 merge_attn_states sgpr={{[0-9]+}} vgpr={{[0-9]+}} agpr=0 lds={{[0-9]+}} scratch=0 spills=0
 // CHECK-DAG: gfx950 reshape_and_cache sgpr={{[0-9]+}} vgpr={{[0-9]+}} agpr=0 lds={{[0-9]+}} scratch=0 spills=0
-// CHECK-DAG: gfx1100 paged_decode sgpr={{[0-9]+}} vgpr={{[0-9]+}} agpr=none lds={{[0-9]+}} scratch=0 spills=0
+// CHECK-DAG: gfx1201 paged_decode sgpr={{[0-9]+}} vgpr={{[0-9]+}} agpr=none lds={{[0-9]+}} scratch=0 spills=0
+// CHECK-DAG: gfx1100 reshape_and_cache sgpr={{[0-9]+}} vgpr={{[0-9]+}} agpr=none lds=0 scratch=0 spills=0
 // CHECK-DAG: gfx1201 paged_decode_reduce sgpr={{[0-9]+}} vgpr={{[0-9]+}} agpr=none lds={{[0-9]+}} scratch=0 spills=0
 // CHECK: check_compile_matrix: all cases compile within their budgets

@@ -455,18 +455,36 @@ __device__ __forceinline__ Tile<T, D...> broadcast(const Tile<T, S...>& x) {
   constexpr bool kLastBroadcast = In::kLast == 1 && Out::kLast % LO::kVec == 0;
   if constexpr (Out::kSize == In::kSize) {
     return reshape<D...>(x);
-  } else if constexpr (LI::kInWave && kLastBroadcast && LO::kPer <= 2) {
+  } else if constexpr (LI::kRuns == 1 && kLastBroadcast) {
+    // Every lane holds the whole input: a chain of selects in registers.
     Out out;
 #pragma unroll
     for (int k = 0; k < LO::kPer; ++k) {
-      const int s = source(LO::valid(k) ? LO::run(k) * LO::kVec : 0);
-      const int lane = s / LI::kVec, reg = s % LI::kVec;
+      const int reg = source(LO::valid(k) ? LO::run(k) * LO::kVec : 0);
       T value = x.v[0];
 #pragma unroll
-      for (int j = 0; j < LI::kVec; ++j) {
-        const T got = detail::fromLane(T(x.v[j]), lane);
-        if (j == reg) value = got;
-      }
+      for (int j = 1; j < LI::kVec; ++j) value = reg == j ? T(x.v[j]) : value;
+#pragma unroll
+      for (int j = 0; j < LO::kVec; ++j) out.v[k * LO::kVec + j] = value;
+    }
+    return out;
+  } else if constexpr (LI::kInWave && kLastBroadcast && sizeof(detail::Storage<T>) <= 4) {
+    // Every wave holds the whole input: it goes through the wave's own LDS slice (in-order
+    // LDS accesses of one wave, no workgroup barrier), each lane reads its value by index.
+    // Selecting among the source lane's registers instead costs a lane mask (an SGPR pair on
+    // wave64) per register, hoisted out of loops: the decode kernel spilled SGPRs that way.
+    using St = detail::Storage<T>;
+    St* buf = reinterpret_cast<St*>(detail::waveScratch());
+    detail::waveSync();
+    if (detail::laneId() < LI::kRuns) {
+#pragma unroll
+      for (int j = 0; j < LI::kVec; ++j) buf[detail::laneId() * LI::kVec + j] = St(T(x.v[j]));
+    }
+    detail::waveSync();
+    Out out;
+#pragma unroll
+    for (int k = 0; k < LO::kPer; ++k) {
+      const T value = T(buf[source(LO::valid(k) ? LO::run(k) * LO::kVec : 0)]);
 #pragma unroll
       for (int j = 0; j < LO::kVec; ++j) out.v[k * LO::kVec + j] = value;
     }

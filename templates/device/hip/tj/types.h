@@ -229,6 +229,22 @@ __device__ __forceinline__ unsigned char* scratch() {
   return buffer;
 }
 
+// Each wave's own LDS slice for exchanges inside the wave (a wave's whole-tile broadcast):
+// one 32-bit word per element of a tile that a wave holds whole (wave size x 8 at most).
+constexpr int kWaveScratchBytes = kWave * 8 * 4;
+__device__ __forceinline__ unsigned char* waveScratch() {
+  __shared__ alignas(16) unsigned char buffer[kWaves * kWaveScratchBytes];
+  return buffer + waveId() * kWaveScratchBytes;
+}
+// Orders one wave's LDS accesses around an exchange inside the wave (its lanes run in
+// lockstep and its LDS operations complete in order; this keeps the compiler from moving
+// them).
+__device__ __forceinline__ void waveSync() {
+  __builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront");
+  __builtin_amdgcn_wave_barrier();
+  __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront");
+}
+
 // ---- cross-lane operations on 32-bit words --------------------------------------------
 // The word of lane `lane ^ Mask` (Mask < wave size): quad permutes through DPP for 1 and 2,
 // ds_swizzle's bit-mask mode (and 0x1f, xor Mask, within 32 lanes) for 4..16, and the LDS
