@@ -85,11 +85,19 @@ __device__ __forceinline__ void stage(S* dst, const Tile<T, R, C>& x, int stride
 #pragma unroll
   for (int k = 0; k < L::kPer; ++k) {
     if (!L::owner(k)) continue;
+    if constexpr (!Transposed && IsSame<S, T>::value && IsPacked<Regs<T, L::kRegs>>::value && L::kVec == 8 &&
+                  C % 8 == 0) {
+      // A run of 8 16-bit elements is one 16-byte LDS store (rows are 16-byte aligned).
+      const int e = L::run(k) * L::kVec;
+      const unsigned* w = &x.v.w[k * L::kVec / 2];
+      *reinterpret_cast<Words4*>(dst + (e / int(C)) * stride + e % int(C)) = Words4{w[0], w[1], w[2], w[3]};
+    } else {
 #pragma unroll
-    for (int j = 0; j < L::kVec; ++j) {
-      const int e = L::run(k) * L::kVec + j;
-      const int row = e / int(C), col = e % int(C);
-      dst[Transposed ? col * stride + row : row * stride + col] = cast<S>(T(x.v[k * L::kVec + j]));
+      for (int j = 0; j < L::kVec; ++j) {
+        const int e = L::run(k) * L::kVec + j;
+        const int row = e / int(C), col = e % int(C);
+        dst[Transposed ? col * stride + row : row * stride + col] = cast<S>(T(x.v[k * L::kVec + j]));
+      }
     }
   }
 }
