@@ -330,6 +330,11 @@ __device__ __forceinline__ Tile<T, BN, D> paged_load(const View<T, RC>& cache, c
   static_assert(D % L::kVec == 0, "paged_load: a run must stay inside one token's row");
   const int64_t blockSize = A::blockSize(cache);
   const int64_t tableRow = seq * table.stride[0], tableStride = table.stride[1];
+  // One division per tile (uniform), not one per run; 32-bit: a sequence's tokens are below
+  // 2^31 (sequence lengths are int32), and so is a token start one tile past them.
+  const unsigned firstSteps = unsigned(token_start) / unsigned(blockSize);
+  const int64_t firstEntry = int64_t(firstSteps);
+  const unsigned firstSlot = unsigned(token_start) - firstSteps * unsigned(blockSize);
   const bool vecOk = Pc::kUseful && A::template piecesAligned<Pc::kElems>(cache);
   Out out;
 #pragma unroll
@@ -340,9 +345,11 @@ __device__ __forceinline__ Tile<T, BN, D> paged_load(const View<T, RC>& cache, c
     const int e = L::run(k) * L::kVec;
     const int64_t t = token_start + e / int(D), d = e % int(D);
     if (t >= limit) continue;
-    const int64_t entry = t / blockSize;
+    // Past the first token, a row is fewer than blockSize + BN slots on: 32-bit arithmetic.
+    const unsigned within = firstSlot + unsigned(e / int(D)), steps = within / unsigned(blockSize);
+    const int64_t entry = firstEntry + int64_t(steps);
     const int64_t block = int64_t(*detail::global(table.data + tableRow + entry * tableStride));
-    const int64_t slot = t - entry * blockSize;
+    const int64_t slot = int64_t(within - steps * unsigned(blockSize));
     // A piece (at most 16 bytes) never straddles a shuffled layout's X-element group.
     if (vecOk) {
 #pragma unroll
