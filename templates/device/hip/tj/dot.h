@@ -2,7 +2,8 @@
 // output blocks and whole instruction K steps go through the target's matrix instruction
 // (gfx90a/gfx942 MFMA 16x16x16, gfx950 MFMA 16x16x32, gfx11 WMMA, gfx12 WMMA in its gfx12
 // operand form); everything else through a plain loop. Operands are staged in LDS with K
-// contiguous (b transposed there when it is [K, N]), each wave computes whole 16x16 blocks,
+// contiguous (b transposed there when it is [K, N]; in chunks of K when all of it exceeds the
+// scratch), each wave computes whole 16x16 blocks,
 // and the product returns through LDS to the accumulator's layout. Operand and accumulator
 // lane layouts: README.md (the same bases as compiler/backends/hip/matrix_instructions.cpp).
 #pragma once
@@ -72,31 +73,47 @@ struct MatrixInstruction {
   }
 };
 
-// Rows of staged operands: K elements and 16 bytes of padding (rows 16-byte aligned; the 16
-// lanes of a group that read the same k of 16 rows fall on different banks).
-template <typename S, int K>
-inline constexpr int kStagedStride = K + int(16 / sizeof(S));
+// Rows of staged operands: a chunk of KC k values and 16 bytes of padding (rows 16-byte
+// aligned; the 16 lanes of a group that read the same k of 16 rows fall on different banks).
+template <typename S, int KC>
+inline constexpr int kStagedStride = KC + int(16 / sizeof(S));
 
-// Stages x ([Rows, Cols] row-major) at dst[row * stride + col], or transposed at
-// dst[col * stride + row].
-template <bool Transposed, typename S, typename T, int64_t R, int64_t C>
-__device__ __forceinline__ void stage(S* dst, const Tile<T, R, C>& x, int stride) {
+// The k values staged at once: all of K if the operands fit the scratch, else the largest
+// divisor of K, a multiple of Step, that does.
+template <typename S, int M, int N, int K, int Step>
+constexpr int stagedChunk() {
+  for (int kc = K; kc >= Step; kc -= Step)
+    if (K % kc == 0 && kc % Step == 0 &&
+        int64_t(M + N) * (kc + int(16 / sizeof(S))) * int64_t(sizeof(S)) <= TJ_SMEM_BYTES)
+      return kc;
+  return 0;
+}
+
+// Stages the k values [k0, k0 + KC) of x ([Rows, Cols] row-major): KAlongCols (a, and b as
+// [N, K]) at dst[row * stride + col - k0], else (b as [K, N]) transposed at
+// dst[col * stride + row - k0].
+template <bool KAlongCols, int KC, typename S, typename T, int64_t R, int64_t C>
+__device__ __forceinline__ void stage(S* dst, const Tile<T, R, C>& x, int stride, int k0) {
   using L = typename Tile<T, R, C>::L;
+  constexpr bool kWhole = KC == (KAlongCols ? C : R);
 #pragma unroll
   for (int k = 0; k < L::kPer; ++k) {
     if (!L::owner(k)) continue;
-    if constexpr (!Transposed && IsSame<S, T>::value && IsPacked<Regs<T, L::kRegs>>::value && L::kVec == 8 &&
-                  C % 8 == 0) {
+    if constexpr (KAlongCols && IsSame<S, T>::value && IsPacked<Regs<T, L::kRegs>>::value && L::kVec == 8 &&
+                  C % 8 == 0 && KC % 8 == 0) {
       // A run of 8 16-bit elements is one 16-byte LDS store (rows are 16-byte aligned).
-      const int e = L::run(k) * L::kVec;
+      const int e = L::run(k) * L::kVec, col = e % int(C) - k0;
+      if (!kWhole && (col < 0 || col >= KC)) continue;
       const unsigned* w = &x.v.w[k * L::kVec / 2];
-      *reinterpret_cast<Words4*>(dst + (e / int(C)) * stride + e % int(C)) = Words4{w[0], w[1], w[2], w[3]};
+      *reinterpret_cast<Words4*>(dst + (e / int(C)) * stride + col) = Words4{w[0], w[1], w[2], w[3]};
     } else {
 #pragma unroll
       for (int j = 0; j < L::kVec; ++j) {
         const int e = L::run(k) * L::kVec + j;
         const int row = e / int(C), col = e % int(C);
-        dst[Transposed ? col * stride + row : row * stride + col] = cast<S>(T(x.v[k * L::kVec + j]));
+        const int kk = (KAlongCols ? col : row) - k0;
+        if (!kWhole && (kk < 0 || kk >= KC)) continue;
+        dst[KAlongCols ? row * stride + kk : col * stride + kk] = cast<S>(T(x.v[k * L::kVec + j]));
       }
     }
   }
@@ -108,91 +125,92 @@ __device__ __forceinline__ auto fragment(const S* rowStart) {
   return *reinterpret_cast<const Words*>(rowStart);
 }
 
-// out = acc + a @ b^T with a [M, K] and bt [N, K] staged in LDS (K contiguous).
-template <typename S, int M, int N, int K, typename Acc>
-__device__ __forceinline__ Acc dotStaged(const S* as, const S* bs, const Acc& acc, float* product) {
-  using MI = MatrixInstruction;
-  using LO = typename Acc::L;
-  constexpr int kStride = kStagedStride<S, K>;
-  constexpr bool kMatrix = MI::kAvailable && kIsHalf<S> && M % 16 == 0 && N % 16 == 0 && K % MI::kK == 0;
-  if constexpr (kMatrix) {
-    constexpr int kBlocks = (M / 16) * (N / 16);
-    constexpr int kPerWave = (kBlocks + kWaves - 1) / kWaves;
-    const int lane = laneId(), wave = waveId();
-    const int row = lane % 16, group = (lane / 16) % MI::kGroups;
-    typename MI::Accumulator c[kPerWave];
-#pragma unroll
-    for (int b = 0; b < kPerWave; ++b) c[b] = typename MI::Accumulator{};
-    for (int k0 = 0; k0 < K; k0 += MI::kK) {
-#pragma unroll
-      for (int b = 0; b < kPerWave; ++b) {
-        const int block = wave + b * kWaves;
-        if (kBlocks % kWaves != 0 && block >= kBlocks) continue;
-        const int bm = block / (N / 16), bn = block % (N / 16);
-        const int kk = k0 + group * MI::kE;
-        const auto fa = fragment<S, MI::kE>(as + (bm * 16 + row) * kStride + kk);
-        const auto fb = fragment<S, MI::kE>(bs + (bn * 16 + row) * kStride + kk);
-        c[b] = MI::template step<S>(__builtin_bit_cast(typename MI::template Operand<S>, fa),
-                                    __builtin_bit_cast(typename MI::template Operand<S>, fb), c[b]);
-      }
-    }
-    barrier();  // every wave has read its operands: the product may overwrite them
-#pragma unroll
-    for (int b = 0; b < kPerWave; ++b) {
-      const int block = wave + b * kWaves;
-      if (kBlocks % kWaves != 0 && block >= kBlocks) continue;
-      const int bm = block / (N / 16), bn = block % (N / 16);
-      // gfx11: lanes 16..31 hold the odd rows; every lane writes its own elements.
-#pragma unroll
-      for (int v = 0; v < MI::kC; ++v) product[(bm * 16 + MI::cRow(lane, v)) * N + bn * 16 + row] = c[b][v];
-    }
-    barrier();
-    Acc out;
-#pragma unroll
-    for (int k = 0; k < LO::kPer; ++k)
-#pragma unroll
-      for (int j = 0; j < LO::kVec; ++j) {
-        const int e = LO::run(k) * LO::kVec + j;
-        out.v[k * LO::kVec + j] = acc.v[k * LO::kVec + j] + (LO::valid(k) ? product[e] : 0.0f);
-      }
-    return out;
-  } else {
-    (void)product;
-    Acc out;
-#pragma unroll
-    for (int k = 0; k < LO::kPer; ++k)
-#pragma unroll
-      for (int j = 0; j < LO::kVec; ++j) {
-        const int e = LO::valid(k) ? LO::run(k) * LO::kVec + j : 0;
-        const int i = e / N, n = e % N;
-        float sum = acc.v[k * LO::kVec + j];
-        for (int kk = 0; kk < K; ++kk) sum += float(widen(as[i * kStride + kk])) * float(widen(bs[n * kStride + kk]));
-        out.v[k * LO::kVec + j] = sum;
-      }
-    return out;
-  }
-}
-
 }  // namespace detail
 
 template <bool TransB, typename Ta, typename Tb, int64_t M, int64_t K, int64_t B0, int64_t B1>
 __device__ __forceinline__ Tile<float, M, (TransB ? B0 : B1)> dot(const Tile<Ta, M, K>& a, const Tile<Tb, B0, B1>& b,
                                                                  const Tile<float, M, (TransB ? B0 : B1)>& acc) {
-  constexpr int64_t N = TransB ? B0 : B1;
+  using MI = detail::MatrixInstruction;
+  using Acc = Tile<float, M, (TransB ? B0 : B1)>;
+  using LO = typename Acc::L;
+  constexpr int N = int(TransB ? B0 : B1);
   static_assert((TransB ? B1 : B0) == K, "dot: a's K and b's K differ");
   // 16-bit operands of one type stage as they are; anything else as float.
   using S = typename Cond<IsSame<Ta, Tb>::value && kIsHalf<Ta>, Ta, float>::type;
-  constexpr int kStride = detail::kStagedStride<S, int(K)>;
-  constexpr int64_t kStagedBytes = (M + N) * kStride * int64_t(sizeof(S));
-  static_assert(kStagedBytes <= TJ_SMEM_BYTES && M * N * 4 <= TJ_SMEM_BYTES,
-                "dot: the staged operands ((M + N) * (K + 16 B) ) or the f32 product exceed TJ_SMEM_BYTES");
+  constexpr bool kMatrix = MI::kAvailable && kIsHalf<S> && M % 16 == 0 && N % 16 == 0 && K % MI::kK == 0;
+  constexpr int kChunk = detail::stagedChunk<S, int(M), N, int(K), kMatrix ? MI::kK : (K % 8 == 0 ? 8 : 1)>();
+  static_assert(kChunk > 0, "dot: not even one K step of the operands ((M + N) x (step + 16 B)) fits TJ_SMEM_BYTES");
+  static_assert(M * N * 4 <= TJ_SMEM_BYTES, "dot: the f32 product (M x N) exceeds TJ_SMEM_BYTES");
+  constexpr int kStride = detail::kStagedStride<S, kChunk>;
   S* as = reinterpret_cast<S*>(detail::scratch());
   S* bs = as + M * kStride;
-  detail::barrier();
-  detail::stage<false>(as, a, kStride);
-  detail::stage<!TransB>(bs, b, kStride);
-  detail::barrier();
-  return detail::dotStaged<S, int(M), int(N), int(K)>(as, bs, acc, reinterpret_cast<float*>(detail::scratch()));
+  float* product = reinterpret_cast<float*>(detail::scratch());
+  Acc out;
+  if constexpr (kMatrix) {
+    // Each wave computes whole 16x16 blocks, dealt round-robin; its accumulators persist
+    // over the chunks.
+    constexpr int kBlocks = int(M / 16) * (N / 16);
+    constexpr int kPerWave = (kBlocks + detail::kWaves - 1) / detail::kWaves;
+    const int lane = detail::laneId(), wave = detail::waveId();
+    const int row = lane % 16, group = (lane / 16) % MI::kGroups;
+    typename MI::Accumulator c[kPerWave];
+#pragma unroll
+    for (int q = 0; q < kPerWave; ++q) c[q] = typename MI::Accumulator{};
+    for (int k0 = 0; k0 < int(K); k0 += kChunk) {
+      detail::barrier();
+      detail::stage<true, kChunk>(as, a, kStride, k0);
+      detail::stage<TransB, kChunk>(bs, b, kStride, k0);
+      detail::barrier();
+      for (int kk = 0; kk < kChunk; kk += MI::kK) {
+#pragma unroll
+        for (int q = 0; q < kPerWave; ++q) {
+          const int block = wave + q * detail::kWaves;
+          if (kBlocks % detail::kWaves != 0 && block >= kBlocks) continue;
+          const int bm = block / (N / 16), bn = block % (N / 16), k = kk + group * MI::kE;
+          const auto fa = detail::fragment<S, MI::kE>(as + (bm * 16 + row) * kStride + k);
+          const auto fb = detail::fragment<S, MI::kE>(bs + (bn * 16 + row) * kStride + k);
+          c[q] = MI::template step<S>(__builtin_bit_cast(typename MI::template Operand<S>, fa),
+                                      __builtin_bit_cast(typename MI::template Operand<S>, fb), c[q]);
+        }
+      }
+    }
+    detail::barrier();  // every wave has read its operands: the product may overwrite them
+#pragma unroll
+    for (int q = 0; q < kPerWave; ++q) {
+      const int block = wave + q * detail::kWaves;
+      if (kBlocks % detail::kWaves != 0 && block >= kBlocks) continue;
+      const int bm = block / (N / 16), bn = block % (N / 16);
+#pragma unroll
+      for (int v = 0; v < MI::kC; ++v) product[(bm * 16 + MI::cRow(lane, v)) * N + bn * 16 + row] = c[q][v];
+    }
+    detail::barrier();
+#pragma unroll
+    for (int k = 0; k < LO::kPer; ++k)
+#pragma unroll
+      for (int j = 0; j < LO::kVec; ++j)
+        out.v[k * LO::kVec + j] = acc.v[k * LO::kVec + j] + (LO::valid(k) ? product[LO::run(k) * LO::kVec + j] : 0.0f);
+  } else {
+    // The plain loop: every work-item its own accumulator elements over the staged chunks.
+#pragma unroll
+    for (int i = 0; i < LO::kRegs; ++i) out.v[i] = acc.v[i];
+    for (int k0 = 0; k0 < int(K); k0 += kChunk) {
+      detail::barrier();
+      detail::stage<true, kChunk>(as, a, kStride, k0);
+      detail::stage<TransB, kChunk>(bs, b, kStride, k0);
+      detail::barrier();
+#pragma unroll
+      for (int k = 0; k < LO::kPer; ++k)
+#pragma unroll
+        for (int j = 0; j < LO::kVec; ++j) {
+          const int e = LO::valid(k) ? LO::run(k) * LO::kVec + j : 0;
+          const int i = e / N, n = e % N;
+          float sum = out.v[k * LO::kVec + j];
+          for (int kk = 0; kk < kChunk; ++kk) sum += float(widen(as[i * kStride + kk])) * float(widen(bs[n * kStride + kk]));
+          out.v[k * LO::kVec + j] = sum;
+        }
+    }
+  }
+  return out;
 }
 
 }  // namespace tj
