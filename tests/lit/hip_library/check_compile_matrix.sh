@@ -1,10 +1,11 @@
 #!/bin/sh
 # Compiles the HIP translation unit of every shipped template (and paged_decode with the
-# shuffled cache) for each AMD target with clang's AMDGPU backend over the HIP device library
-# (templates/device/hip + common, no HIP headers, no device libraries), and checks the code
-# object's amdhsa.kernels note: no scratch, no spills, LDS within the target's budget, the
-# wave size of the target; and, where the template has a dot on 16-bit operands, that the
-# disassembly holds the target's matrix instructions (v_mfma on gfx9, v_wmma on gfx11/gfx12).
+# shuffled cache and with f16) for each AMD target with clang's AMDGPU backend over the HIP
+# device library (templates/device/hip + common, no HIP headers, no device libraries), and
+# checks the code object's amdhsa.kernels note: no scratch, no spills, LDS within the
+# target's budget, the target's wave size; and, where the template has a dot on 16-bit
+# operands, that the disassembly holds the target's matrix instructions (v_mfma on gfx9,
+# v_wmma on gfx11/gfx12).
 # The wave size and LDS budget come from the target table (`tilejit targets`).
 # Prints one row per target and case: target case sgpr vgpr agpr lds scratch spills.
 # Cases in KNOWN_FILE ("target case" a line) are known to spill or use scratch: they are
@@ -42,7 +43,7 @@ for target in $targets; do
     gfx9*) matrix=v_mfma ;;
     *) matrix=v_wmma ;;
   esac
-  for case in paged_decode paged_decode:kv_layout=shuffled merge_attn_states reshape_and_cache \
+  for case in paged_decode paged_decode:kv_layout=shuffled paged_decode:dtype=f16 merge_attn_states reshape_and_cache \
               paged_decode_reduce; do
     template=${case%%:*}
     name=$(printf '%s' "$case" | tr ':=' '__')
