@@ -192,11 +192,15 @@ __device__ __forceinline__ Tile<T, D...> load(const View<T, R>& view, const Inde
   for (int i = 0; i < L::kRegs; ++i) out.v[i] = other;
   detail::forEachRun<Out>(view, offset, limit, false,
                           [&](int k, int64_t base, bool allIn, bool anyIn, auto elemIn, auto elemAt) {
-    if (Pc::kUseful && allIn && vecOk && base % Pc::kElems == 0) {
+    if constexpr (Pc::kUseful) {
+      if (allIn && vecOk && base % Pc::kElems == 0) {
 #pragma unroll
-      for (int q = 0; q < L::kVec / Pc::kElems; ++q)
-        detail::loadPiece<T, Pc::kElems>(view.data + base + q * Pc::kElems, out.v, k * L::kVec + q * Pc::kElems);
-    } else if (anyIn) {
+        for (int q = 0; q < L::kVec / Pc::kElems; ++q)
+          detail::loadPiece<T, Pc::kElems>(view.data + base + q * Pc::kElems, out.v, k * L::kVec + q * Pc::kElems);
+        return;
+      }
+    }
+    if (anyIn) {
 #pragma unroll
       for (int j = 0; j < L::kVec; ++j)
         if (elemIn(j)) out.v[k * L::kVec + j] = *detail::global(view.data + elemAt(j));
@@ -214,11 +218,15 @@ __device__ __forceinline__ void store(const View<T, R>& view, const Index<R>& of
   const bool vecOk = view.stride[R - 1] == 1 && detail::aligned(view.data, Pc::kBytes);
   detail::forEachRun<In>(view, offset, limit, true,
                          [&](int k, int64_t base, bool allIn, bool anyIn, auto elemIn, auto elemAt) {
-    if (Pc::kUseful && allIn && vecOk && base % Pc::kElems == 0) {
+    if constexpr (Pc::kUseful) {
+      if (allIn && vecOk && base % Pc::kElems == 0) {
 #pragma unroll
-      for (int q = 0; q < L::kVec / Pc::kElems; ++q)
-        detail::storePiece<T, Pc::kElems>(view.data + base + q * Pc::kElems, tile.v, k * L::kVec + q * Pc::kElems);
-    } else if (anyIn) {
+        for (int q = 0; q < L::kVec / Pc::kElems; ++q)
+          detail::storePiece<T, Pc::kElems>(view.data + base + q * Pc::kElems, tile.v, k * L::kVec + q * Pc::kElems);
+        return;
+      }
+    }
+    if (anyIn) {
 #pragma unroll
       for (int j = 0; j < L::kVec; ++j)
         if (elemIn(j)) *detail::global(view.data + elemAt(j)) = T(tile.v[k * L::kVec + j]);
