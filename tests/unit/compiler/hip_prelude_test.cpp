@@ -38,7 +38,7 @@ std::string hipPrelude(const std::string& name, const std::string& target,
 TEST(HipPrelude, DecodeScratchIsItsLargestDotStagingOnEveryTarget) {
   // 16 query rows, block_n 64, head 128, bf16: QK stages (16 + 64) x (128 + 8) x 2 bytes.
   for (const char* target : {"gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"})
-    EXPECT_EQ(hipPrelude("paged_decode", target, {}), "#define TJ_SMEM_BYTES 21760\n") << target;
+    EXPECT_EQ(hipPrelude("paged_decode", target, {{"block_n", "64"}}), "#define TJ_SMEM_BYTES 21760\n") << target;
 }
 
 TEST(HipPrelude, KernelsWithoutLdsUsersGetTheSmallestBuffer) {
@@ -47,9 +47,9 @@ TEST(HipPrelude, KernelsWithoutLdsUsersGetTheSmallestBuffer) {
 
 TEST(HipPrelude, OccupancyHintStaysWithinWhatTheLdsHolds) {
   // 21760 + 8 KB of wave slices: 64 KB holds 2 programs; gfx950's 160 KB holds 5.
-  EXPECT_THAT(hipPrelude("paged_decode", "gfx942", {{"min_blocks_per_sm", "4"}}),
+  EXPECT_THAT(hipPrelude("paged_decode", "gfx942", {{"block_n", "64"}, {"min_blocks_per_sm", "4"}}),
               HasSubstr("#define TJ_MIN_BLOCKS 2\n"));
-  EXPECT_THAT(hipPrelude("paged_decode", "gfx950", {{"min_blocks_per_sm", "4"}}),
+  EXPECT_THAT(hipPrelude("paged_decode", "gfx950", {{"block_n", "64"}, {"min_blocks_per_sm", "4"}}),
               HasSubstr("#define TJ_MIN_BLOCKS 4\n"));
   EXPECT_THAT(hipPrelude("paged_decode", "gfx942", {{"min_blocks_per_sm", "0"}}),
               Not(HasSubstr("TJ_MIN_BLOCKS")));
