@@ -38,7 +38,7 @@ std::string hipPrelude(const std::string& name, const std::string& target,
 TEST(HipPrelude, DecodeScratchIsItsLargestDotStagingOnEveryTarget) {
   // 16 query rows, block_n 64, head 128, bf16: QK stages (16 + 64) x (128 + 8) x 2 bytes.
   for (const char* target : {"gfx90a", "gfx942", "gfx950", "gfx1100", "gfx1201"})
-    EXPECT_EQ(hipPrelude("paged_decode", target, {{"block_n", "64"}}), "#define TJ_SMEM_BYTES 21760\n") << target;
+    EXPECT_EQ(hipPrelude("paged_decode", target, {{"block_n", "64"}, {"min_blocks_per_sm", "0"}}), "#define TJ_SMEM_BYTES 21760\n") << target;
 }
 
 TEST(HipPrelude, KernelsWithoutLdsUsersGetTheSmallestBuffer) {
@@ -53,6 +53,12 @@ TEST(HipPrelude, OccupancyHintStaysWithinWhatTheLdsHolds) {
               HasSubstr("#define TJ_MIN_BLOCKS 4\n"));
   EXPECT_THAT(hipPrelude("paged_decode", "gfx942", {{"min_blocks_per_sm", "0"}}),
               Not(HasSubstr("TJ_MIN_BLOCKS")));
+}
+
+TEST(HipPrelude, Gfx9DecodeTuningAsksForTheWavesItsRegistersAllow) {
+  // block_n 32: 13056 + 8 KB of wave slices; 3 programs of 4 waves are 3 waves per SIMD.
+  EXPECT_EQ(hipPrelude("paged_decode", "gfx942", {}), "#define TJ_SMEM_BYTES 13056\n#define TJ_MIN_BLOCKS 3\n");
+  EXPECT_EQ(hipPrelude("paged_decode", "gfx1100", {}), "#define TJ_SMEM_BYTES 13056\n");
 }
 
 TEST(HipPrelude, ClustersAreRefusedByName) {
