@@ -1,14 +1,19 @@
 // The HIP backend: AMD targets (MFMA on gfx9, WMMA on gfx11/12) and their toolchains
 // (hiprtc, comgr, the in-process LLVM AMDGPU compiler), picked per target by what is present.
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "compiler/backends/backend.h"
 #include "compiler/backends/hip/amd_compile.h"
+#include "compiler/backends/hip/amd_memory_model.h"
 #include "compiler/backends/hip/amd_resources.h"
 #include "compiler/backends/hip/amd_toolchains.h"
 #include "compiler/backends/hip/matrix_instructions.h"
+#include "support/status.h"
 
 namespace tilejit {
 namespace {
@@ -37,7 +42,41 @@ class HipBackend : public CompilerBackend {
     };
   }
 
-  // The default prelude (no defines) until a library here has a scratch to size.
+  // Memory model: TJ_SMEM_BYTES as tj/ asks for it (amd_memory_model.h), unbounded here; the
+  // prelude caps the dot's one-chunk staging at the target's LDS less the wave slices.
+  int64_t libraryScratchBytes(mlir::Operation* kernel) const override {
+    return amdLibraryScratchBytes(kernel, INT64_MAX);
+  }
+
+  // TJ_SMEM_BYTES; TJ_MIN_BLOCKS (the library's amdgpu_waves_per_eu) from min_blocks_per_sm,
+  // never more programs than the LDS holds; cluster_size refused (AMD has no clusters).
+  absl::StatusOr<std::string> emitPrelude(const KernelPrelude& kernel,
+                                          KernelMetadata& metadata) const override {
+    const TargetDescription& target = *kernel.target;
+    // Each wave's private slice (tj/types.h: wave size x 32 bytes), where a kernel uses one.
+    const int64_t waveSlices = metadata.threadsPerProgram / target.warpSize * target.warpSize * 32;
+    const int64_t scratchBytes =
+        amdLibraryScratchBytes(kernel.kernel, target.sharedBytesPerProgram - waveSlices);
+    std::string out = absl::StrCat("#define TJ_SMEM_BYTES ", scratchBytes, "\n");
+    metadata.dynamicSharedBytes = kernel.dynamicSharedBytes;
+    for (const auto& [name, value] : metadata.parameters) {
+      int64_t requested = 0;
+      if (name == "cluster_size" && value != "1")
+        return absl::InvalidArgumentError(absl::StrCat(
+            "cluster_size ", value, ": AMD target ", target.name,
+            " has no thread-block clusters (cluster_size must be 1)"));
+      if (name != "min_blocks_per_sm") continue;
+      if (!absl::SimpleAtoi(value, &requested) || requested < 0)
+        return absl::InvalidArgumentError(
+            absl::StrCat("min_blocks_per_sm '", value, "' is not a non-negative integer"));
+      if (requested == 0) continue;
+      const int64_t fit =
+          programsThatFit(target, scratchBytes + waveSlices + kernel.dynamicSharedBytes);
+      out += absl::StrCat("#define TJ_MIN_BLOCKS ", std::max<int64_t>(1, std::min(requested, fit)), "\n");
+    }
+    TJ_ASSIGN_OR_RETURN(metadata.clusterPrograms, clusterProgramsOf(kernel.kernel, metadata, target));
+    return out;
+  }
 
   std::string resourceReport(const KernelMetadata& metadata,
                              const std::string& binary) const override {

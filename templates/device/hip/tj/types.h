@@ -303,10 +303,13 @@ __device__ __forceinline__ P uniform(P v) {
 
 // The entry: the argument struct by value in the kernarg segment; the workgroup is exactly
 // TJ_THREADS work-items (the launch's blockDim.x), which bounds the registers the compiler
-// may give each. TJ_MIN_BLOCKS (programs per CU) asks for that many waves per SIMD.
+// may give each. TJ_MIN_BLOCKS (programs per CU) asks for exactly the waves per SIMD they
+// make (the attribute's minimum and maximum): a hint for the compiler's register budget and
+// scheduling, no limit on the hardware. With the minimum alone the compiler aims higher where
+// the LDS allows it (gfx950's 160 KB) and spills SGPRs to VGPR lanes (paged_decode).
 #if defined(TJ_MIN_BLOCKS) && TJ_MIN_BLOCKS > 0
-#define TJ_WAVES_PER_EU \
-  __attribute__((amdgpu_waves_per_eu((TJ_MIN_BLOCKS * TJ_THREADS / TJ_WAVE + 3) / 4)))
+#define TJ_WAVES_PER_SIMD ((TJ_MIN_BLOCKS * TJ_THREADS / TJ_WAVE + 3) / 4)
+#define TJ_WAVES_PER_EU __attribute__((amdgpu_waves_per_eu(TJ_WAVES_PER_SIMD, TJ_WAVES_PER_SIMD)))
 #else
 #define TJ_WAVES_PER_EU
 #endif
