@@ -48,9 +48,11 @@ struct Block {
   ucontext_t lanes[kMaxLanes];
   bool done[kMaxLanes];
   int current = 0;
-  int blockArrived = 0;
+  // Lanes that have returned count as arrived at every later barrier (as a wave that has
+  // ended no longer holds up s_barrier), so an early return cannot hang the workgroup.
+  int blockArrived = 0, blockFinished = 0;
   unsigned blockGeneration = 0;
-  int waveArrived[kMaxLanes / kWave];
+  int waveArrived[kMaxLanes / kWave], waveFinished[kMaxLanes / kWave];
   unsigned waveGeneration[kMaxLanes / kWave];
   unsigned long long words[kMaxLanes];  // one cross-lane slot per lane
   float matrix[kMaxLanes][3][16];       // a, b, c of one matrix instruction per lane
@@ -67,26 +69,28 @@ inline void yield() {
 
 inline int lane() { return tBlock->current; }
 
+// Opens a barrier of `lanes` lanes once every one has arrived or returned; true if it did.
+inline bool release(int& arrived, int finished, int lanes, unsigned& generation) {
+  if (arrived == 0 || arrived + finished < lanes) return false;
+  arrived = 0;
+  ++generation;
+  return true;
+}
+
 // Every lane of the workgroup (or of this lane's wave) arrives before any leaves.
 inline void blockBarrier() {
   Block& b = *tBlock;
   const unsigned generation = b.blockGeneration;
-  if (++b.blockArrived == b.threads) {
-    b.blockArrived = 0;
-    ++b.blockGeneration;
-    return;
-  }
+  ++b.blockArrived;
+  if (release(b.blockArrived, b.blockFinished, b.threads, b.blockGeneration)) return;
   while (b.blockGeneration == generation) yield();
 }
 inline void waveBarrier() {
   Block& b = *tBlock;
   const int wave = b.current / kWave;
   const unsigned generation = b.waveGeneration[wave];
-  if (++b.waveArrived[wave] == kWave) {
-    b.waveArrived[wave] = 0;
-    ++b.waveGeneration[wave];
-    return;
-  }
+  ++b.waveArrived[wave];
+  if (release(b.waveArrived[wave], b.waveFinished[wave], kWave, b.waveGeneration[wave])) return;
   while (b.waveGeneration[wave] == generation) yield();
 }
 
@@ -211,6 +215,9 @@ inline void laneMain() {
   Block& b = *tBlock;
   b.body(b.args);
   b.done[b.current] = true;  // returns to the scheduler (uc_link)
+  const int wave = b.current / kWave;
+  release(b.blockArrived, ++b.blockFinished, b.threads, b.blockGeneration);
+  release(b.waveArrived[wave], ++b.waveFinished[wave], kWave, b.waveGeneration[wave]);
 }
 
 // Runs one workgroup: `threads` fibers round-robin until every one has returned. Returns
@@ -225,8 +232,8 @@ inline bool runBlock(void (*body)(const void*), const void* args, int threads,
   b.body = body;
   b.args = args;
   for (int i = 0; i < 3; ++i) b.programId[i] = programId[i], b.numPrograms[i] = numPrograms[i];
-  b.blockArrived = 0;
-  for (int w = 0; w < kMaxLanes / kWave; ++w) b.waveArrived[w] = 0;
+  b.blockArrived = b.blockFinished = 0;
+  for (int w = 0; w < kMaxLanes / kWave; ++w) b.waveArrived[w] = b.waveFinished[w] = 0;
   tBlock = &b;
   for (int t = 0; t < threads; ++t) {
     b.done[t] = false;
