@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "compiler/ops/op.h"
 #include "runtime/backends/hip/wave_model_device.h"
@@ -36,14 +37,15 @@ class WaveModelRoute {
   std::optional<std::string> saved_;
 };
 
-absl::StatusOr<OpCheckReport> checkOnWaveModel(const std::string& op, const std::string& target) {
+absl::StatusOr<OpCheckReport> checkOnWaveModel(const std::string& op, const std::string& target,
+                                               const std::vector<std::string>& assignments = {}) {
   WaveModelRoute route;
   TJ_ASSIGN_OR_RETURN(std::unique_ptr<Device> device, createWaveModelDevice(target));
   TJ_ASSIGN_OR_RETURN(std::unique_ptr<JitCompiler> jit, JitCompiler::create());
   const OpDefinition* definition = OpRegistry::shipped().find(op);
   const OpReference* reference = OpReferenceRegistry::shipped().find(op);
   if (!definition || !reference) return absl::NotFoundError("no op or reference " + op);
-  TJ_ASSIGN_OR_RETURN(OpConfig config, definition->schema.parse({}, reference->defaults));
+  TJ_ASSIGN_OR_RETURN(OpConfig config, definition->schema.parse(assignments, reference->defaults));
   OpCheckOptions options;
   options.iterations = 0;
   options.shape = {{"num_tokens", 12}, {"num_heads", 4}, {"num_kv_heads", 2},
@@ -67,6 +69,14 @@ TEST_P(WaveModel, ReshapeAndCachePassesItsReference) {
 
 TEST_P(WaveModel, PagedDecodePassesItsReference) {
   auto report = checkOnWaveModel("paged_decode", GetParam());
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->check.passed) << report->check.detail;
+}
+
+// Rows of 128 scores (row reductions across 16 lanes: ds_swizzle xor 8) over the shuffled
+// cache layout (ShuffledK's X-element pieces, ShuffledV's single elements).
+TEST_P(WaveModel, PagedDecodeShuffledWithWideBlocksPassesItsReference) {
+  auto report = checkOnWaveModel("paged_decode", GetParam(), {"block_n=128", "kv_layout=shuffled"});
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_TRUE(report->check.passed) << report->check.detail;
 }
