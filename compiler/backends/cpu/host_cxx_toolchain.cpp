@@ -215,7 +215,8 @@ class HostCxxToolchain : public Toolchain {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Toolchain>> createHostCxxToolchain(const TargetDescription& target) {
+absl::StatusOr<std::unique_ptr<Toolchain>> createHostCxxToolchain(
+    const TargetDescription& target, const std::vector<std::string>& candidates) {
   std::vector<std::string> tried;
   std::string compiler;
   if (const char* chosen = std::getenv("TILEJIT_HOST_CXX"); chosen && *chosen) {
@@ -224,7 +225,7 @@ absl::StatusOr<std::unique_ptr<Toolchain>> createHostCxxToolchain(const TargetDe
       return absl::UnavailableError(
           absl::StrCat("TILEJIT_HOST_CXX=", chosen, " is not an executable (looked in PATH)"));
   } else {
-    for (const char* candidate : {"c++", "g++", "clang++-22"}) {
+    for (const std::string& candidate : candidates) {
       compiler = findExecutable(candidate);
       if (!compiler.empty()) break;
       tried.push_back(candidate);

@@ -2,13 +2,17 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/toolchains/toolchain.h"
 
 namespace tilejit {
 
-// The compiler named by $TILEJIT_HOST_CXX, else the first of c++, g++, clang++-22 in PATH.
-absl::StatusOr<std::unique_ptr<Toolchain>> createHostCxxToolchain(const TargetDescription& target);
+// The compiler named by $TILEJIT_HOST_CXX, else the first of `candidates` in PATH.
+absl::StatusOr<std::unique_ptr<Toolchain>> createHostCxxToolchain(
+    const TargetDescription& target,
+    const std::vector<std::string>& candidates = {"c++", "g++", "clang++-22"});
 
 }  // namespace tilejit

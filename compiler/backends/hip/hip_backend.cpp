@@ -13,6 +13,7 @@
 #include "compiler/backends/hip/amd_resources.h"
 #include "compiler/backends/hip/amd_toolchains.h"
 #include "compiler/backends/hip/matrix_instructions.h"
+#include "compiler/backends/hip/wave_model_toolchain.h"
 #include "support/status.h"
 
 namespace tilejit {
@@ -91,6 +92,8 @@ class HipBackend : public CompilerBackend {
   absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(
       const TargetDescription& target, const std::string&) const override {
     const char* route = std::getenv("TILEJIT_AMD_TOOLCHAIN");
+    // The CPU wave model (host clang over the library; runs on the wave-model device).
+    if (route && std::string_view(route) == kWaveModelRoute) return createWaveModelToolchain(target);
     return createAmdToolchain(target, route ? route : "");
   }
 };

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/backends/cpu/cpu_device.h"
 #include "runtime/device.h"
 #include "runtime/device_registry.h"
 #include "support/status.h"
@@ -211,19 +212,25 @@ void runProgram(const void* opaque, int64_t index) {
 
 class CpuDevice : public Device {
  public:
-  CpuDevice() : pool_(std::max(1u, std::thread::hardware_concurrency())) {}
+  CpuDevice(std::string backend, std::string target)
+      : backend_(std::move(backend)),
+        target_(std::move(target)),
+        pool_(std::max(1u, std::thread::hardware_concurrency())) {}
 
   std::string name() const override {
-    return absl::StrCat("host CPU (", pool_.threads(), " threads)");
+    return backend_ == "cpu" ? absl::StrCat("host CPU (", pool_.threads(), " threads)")
+                             : absl::StrCat(target_, " wave model on the host CPU (",
+                                            pool_.threads(), " threads)");
   }
-  std::string target() const override { return "host"; }
+  std::string target() const override { return target_; }
 
   absl::StatusOr<std::unique_ptr<LoadedKernel>> load(const KernelMetadata& metadata,
                                                      std::string_view binary) override {
-    if (metadata.backend != "cpu")
+    if (metadata.backend != backend_ || metadata.target != target_)
       return absl::InvalidArgumentError(absl::StrCat(
           "kernel '", metadata.templateName, "' was compiled for backend '", metadata.backend,
-          "' (target ", metadata.target, "); the CPU device runs only 'cpu' kernels"));
+          "' (target ", metadata.target, "); this device runs only '", backend_, "' kernels for ",
+          target_));
     TJ_ASSIGN_OR_RETURN(Grid grid, parseGrid(metadata));
     absl::StatusOr<std::pair<void*, int>> opened = openFromMemory(binary);
     if (!opened.ok() && absl::IsUnavailable(opened.status())) opened = openFromTempFile(binary);
@@ -297,12 +304,18 @@ class CpuDevice : public Device {
   }
 
  private:
+  std::string backend_;
+  std::string target_;
   ThreadPool pool_;
 };
 
 }  // namespace
 
-std::unique_ptr<Device> createCpuDevice() { return std::make_unique<CpuDevice>(); }
+std::unique_ptr<Device> createCpuDevice() { return std::make_unique<CpuDevice>("cpu", "host"); }
+
+std::unique_ptr<Device> createHostEntryDevice(std::string backend, std::string target) {
+  return std::make_unique<CpuDevice>(std::move(backend), std::move(target));
+}
 
 // Last in the search: it always has a device.
 DeviceBackend cpuDeviceBackend() {
