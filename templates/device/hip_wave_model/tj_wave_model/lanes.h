@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #if defined(__GFX9__)
 #define TJ_WAVE_MODEL_WAVE 64
@@ -220,13 +221,19 @@ inline void laneMain() {
   release(b.waveArrived[wave], ++b.waveFinished[wave], kWave, b.waveGeneration[wave]);
 }
 
-// Runs one workgroup: `threads` fibers round-robin until every one has returned. Returns
-// false (and runs nothing) where the fibers' stacks cannot be allocated.
+// Runs one workgroup: `threads` fibers round-robin until every one has returned. Where the
+// fibers' stacks cannot be allocated it says so on stderr and runs nothing (the kernel entry
+// has no error channel; the caller's check then fails on the untouched outputs).
 inline bool runBlock(void (*body)(const void*), const void* args, int threads,
                      const __INT64_TYPE__ programId[3], const __INT64_TYPE__ numPrograms[3]) {
   static thread_local Block* block = new Block();
   static thread_local char* stacks = static_cast<char*>(malloc(kStackBytes * kMaxLanes));
-  if (!stacks || !block) return false;
+  if (!stacks || !block) {
+    static const char kMessage[] =
+        "tilejit wave model: cannot allocate the fibers' stacks of a workgroup; it did not run\n";
+    (void)write(2, kMessage, sizeof(kMessage) - 1);
+    return false;
+  }
   Block& b = *block;
   b.threads = threads;
   b.body = body;
