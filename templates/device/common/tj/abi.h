@@ -19,4 +19,8 @@ struct Index {
   int64_t v[R];
 };
 
+// How a paged cache argument is laid out (its memory order is a specialization parameter):
+// standard [blocks, block_size, heads, head], or shuffled K / V (templates/device/README.md).
+enum class CacheLayout { Standard, ShuffledK, ShuffledV };
+
 }  // namespace tj

@@ -6,8 +6,6 @@
 
 namespace tj {
 
-enum class CacheLayout { Standard, ShuffledK, ShuffledV };
-
 namespace detail {
 // Visits every element of a rank-r tile placed at the last r axes of a rank-R view.
 template <int R, typename Tl, typename F>

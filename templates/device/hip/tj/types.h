@@ -113,34 +113,11 @@ __device__ __forceinline__ float toFloat(f16 x) { return float(__builtin_bit_cas
 __device__ __forceinline__ bf16 toBF16(float f) { return bf16{__builtin_bit_cast(unsigned short, (__bf16)f)}; }
 __device__ __forceinline__ f16 toF16(float f) { return f16{__builtin_bit_cast(unsigned short, (_Float16)f)}; }
 
-// fp8 -> float is exact through f16 (see the CUDA library: e5m2 is f16's top byte; e4m3fn's
-// fields read as f16 are the value times 2^-8).
-__device__ __forceinline__ float toFloat(f8e5m2 x) { return toFloat(f16{(unsigned short)(x.bits << 8)}); }
-__device__ __forceinline__ float toFloat(f8e4m3 x) {
-  if ((x.bits & 0x7f) == 0x7f) return bitsToFloat(0x7fc00000u | (unsigned(x.bits & 0x80) << 24));
-  const float magnitude = toFloat(f16{(unsigned short)((x.bits & 0x7f) << 7)}) * 256.0f;
-  return (x.bits & 0x80) ? -magnitude : magnitude;
-}
-// float -> fp8 magnitude code, round to nearest even (v_rndne_f32), below the overflow bound.
-template <int M, int MinExp>
-__device__ __forceinline__ unsigned fp8Magnitude(float a) {
-  int e = int(floatToBits(a) >> 23) - 127;
-  if (e < MinExp) e = MinExp;
-  const float steps = __builtin_rintf(a * bitsToFloat(unsigned(127 - e + M) << 23));
-  return (unsigned(e - MinExp) << M) + unsigned(steps);
-}
-__device__ __forceinline__ f8e4m3 toF8E4M3(float f) {
-  const unsigned u = floatToBits(f), sign = (u >> 24) & 0x80u;
-  const float a = bitsToFloat(u & 0x7fffffffu);
-  if (a != a) return f8e4m3{(unsigned char)(sign | 0x7fu)};
-  return f8e4m3{(unsigned char)(sign | (a >= 448.0f ? 0x7eu : fp8Magnitude<3, -6>(a)))};
-}
-__device__ __forceinline__ f8e5m2 toF8E5M2(float f) {
-  const unsigned u = floatToBits(f), sign = (u >> 24) & 0x80u;
-  const float a = bitsToFloat(u & 0x7fffffffu);
-  if (a != a) return f8e5m2{(unsigned char)(sign | 0x7eu)};
-  return f8e5m2{(unsigned char)(sign | (a >= 61440.0f ? 0x7cu : fp8Magnitude<2, -14>(a)))};
-}
+// Round to nearest even (v_rndne_f32), the one instruction the shared fp8 conversions need.
+__device__ __forceinline__ float roundToNearestEven(float x) { return __builtin_rintf(x); }
+}  // namespace tj
+#include "tj/fp8_conversions.h"
+namespace tj {
 
 template <typename T>
 __device__ __forceinline__ auto widen(T x) {
@@ -172,8 +149,6 @@ __device__ __forceinline__ U cast(T x) {
     return static_cast<U>(x);
   }
 }
-
-enum class CacheLayout { Standard, ShuffledK, ShuffledV };
 
 // Grid coordinates: workgroup ids (SGPRs); the grid's extent from the dispatch packet's
 // work-item counts (HSA's packet, the same in every code object version) over TJ_THREADS.
