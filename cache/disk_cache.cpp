@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "cache/cache_key.h"
+#include "cache/cache_location.h"
 #include "support/status.h"
 
 namespace tilejit {
@@ -99,6 +100,29 @@ absl::StatusOr<DiskCacheOptions> diskCacheOptionsFromEnvironment() {
   return options;
 }
 
+DiskCacheOptions jitCacheOptionsFromEnvironment(std::vector<std::string>* warnings) {
+  DiskCacheOptions options;
+  if (absl::StatusOr<std::string> dir = defaultCacheDirectory(); dir.ok()) {
+    options.directory = *dir;
+  } else {
+    warnings->push_back(absl::StrCat(dir.status().message(), "; compiled kernels are kept in memory only"));
+  }
+  if (std::string bound = environment("TILEJIT_CACHE_MAX_BYTES"); !bound.empty()) {
+    if (absl::StatusOr<int64_t> bytes = parseByteCount(bound); bytes.ok()) {
+      options.maxBytes = *bytes;
+    } else {
+      warnings->push_back(absl::StrCat("TILEJIT_CACHE_MAX_BYTES: ", bytes.status().message(),
+                                       "; using the default bound of ",
+                                       kDefaultCacheMaxBytes >> 30, "G"));
+    }
+  }
+  for (absl::string_view dir :
+       absl::StrSplit(environment("TILEJIT_CACHE_READONLY_DIRS"), ':', absl::SkipEmpty())) {
+    options.readOnlyDirectories.emplace_back(dir);
+  }
+  return options;
+}
+
 DiskCache::DiskCache(DiskCacheOptions options)
     : options_(std::move(options)), hostName_(sanitizedHostName()) {}
 
@@ -109,6 +133,40 @@ absl::StatusOr<std::unique_ptr<DiskCache>> DiskCache::open(DiskCacheOptions opti
   TJ_RETURN_IF_ERROR(cache_detail::makeDirectories(options.directory + "/" + kLayoutVersion));
   TJ_RETURN_IF_ERROR(cache_detail::makeDirectories(options.directory + "/locks"));
   return std::unique_ptr<DiskCache>(new DiskCache(std::move(options)));
+}
+
+std::unique_ptr<DiskCache> DiskCache::openForJit(
+    DiskCacheOptions options, const std::vector<std::string>& configurationWarnings) {
+  std::string root = options.directory;
+  options.directory.clear();
+  auto cache = std::unique_ptr<DiskCache>(new DiskCache(std::move(options)));
+  for (const std::string& warning : configurationWarnings) cache->warn(warning);
+  if (root.empty()) return cache;
+  bool groupShared = false;
+  cache_detail::RootCheck check =
+      cache_detail::checkCacheRoot(root, kLayoutVersion, {"locks"}, &groupShared);
+  switch (check.use) {
+    case cache_detail::RootUse::kWritable:
+      cache->options_.directory = root;
+      if (groupShared) {
+        cache->warn(absl::StrCat("cache directory '", root,
+                                 "' is writable by its group: every member can plant a kernel "
+                                 "this process loads (chmod g-w it unless the group is meant to "
+                                 "share it)"));
+      }
+      cache->sweepIdleLockFiles();
+      break;
+    case cache_detail::RootUse::kReadOnly:
+      cache->options_.readOnlyDirectories.insert(cache->options_.readOnlyDirectories.begin(), root);
+      cache->warn(absl::StrCat("cache directory '", root, "' cannot be written (", check.reason,
+                               "): its entries are read, new kernels are kept in memory only"));
+      break;
+    case cache_detail::RootUse::kUnusable:
+      cache->warn(absl::StrCat("cache directory not used: ", check.reason,
+                               "; compiled kernels are kept in memory only"));
+      break;
+  }
+  return cache;
 }
 
 absl::StatusOr<DiskCache*> DiskCache::processDefault() {
@@ -144,6 +202,14 @@ void DiskCache::warn(const std::string& message) {
   } else {
     std::cerr << "tilejit cache: warning: " << message << "\n";
   }
+}
+
+void DiskCache::warnOnce(const std::string& what, const std::string& message) {
+  {
+    std::lock_guard<std::mutex> guard(warnedMutex_);
+    if (!warned_.insert(what).second) return;
+  }
+  warn(message);
 }
 
 void DiskCache::hook(const char* stage) const {
@@ -217,19 +283,24 @@ absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::readEntry(const std
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) {
     if (errno == ENOENT || errno == ENOTDIR) return nullptr;
-    absl::Status error = absl::UnavailableError(
-        absl::StrCat("cannot open cache entry '", path, "': ", errnoText(errno)));
-    if (!writable) {
-      warn(std::string(error.message()));
-      return nullptr;
-    }
-    return error;
+    // Unreadable is a miss: the kernel is rebuilt (and, in the writable root, replaced).
+    warnOnce(path, absl::StrCat("cannot open cache entry '", path, "': ", errnoText(errno),
+                                "; compiling it instead"));
+    return nullptr;
   }
   // The shared lock tells eviction the entry is in use while we read it.
   if (writable) cache_detail::lockShared(fd.get());
   struct stat info;
   if (::fstat(fd.get(), &info) != 0) {
     return absl::InternalError(absl::StrCat("fstat '", path, "': ", errnoText(errno)));
+  }
+  if (!cache_detail::trustedOwner(info.st_uid)) {
+    // Checksums catch accidents, not authors: a well-formed entry of another user is still
+    // code this process would run.
+    warnOnce(path, absl::StrCat("cache entry '", path, "' is owned by uid ", info.st_uid,
+                                ", neither this user (uid ", ::geteuid(),
+                                ") nor root: not trusted, compiling it instead"));
+    return nullptr;
   }
   absl::StatusOr<std::string> bytes = cache_detail::readExactly(fd.get(), uint64_t(info.st_size), path);
   absl::StatusOr<CacheEntry> entry =
@@ -249,8 +320,10 @@ absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::lookupShared(const 
     memoryHits_.fetch_add(1);
     return entry;
   }
-  TJ_ASSIGN_OR_RETURN(std::shared_ptr<const CacheEntry> entry,
-                      readEntry(options_.directory, key, /*writable=*/true));
+  std::shared_ptr<const CacheEntry> entry;
+  if (!options_.directory.empty()) {
+    TJ_ASSIGN_OR_RETURN(entry, readEntry(options_.directory, key, /*writable=*/true));
+  }
   for (size_t i = 0; !entry && i < options_.readOnlyDirectories.size(); ++i) {
     TJ_ASSIGN_OR_RETURN(entry, readEntry(options_.readOnlyDirectories[i], key, false));
   }
@@ -273,6 +346,9 @@ absl::StatusOr<std::optional<CacheEntry>> DiskCache::lookup(const std::string& k
 
 absl::Status DiskCache::store(const std::string& key, const CacheEntry& entry) {
   TJ_RETURN_IF_ERROR(checkKey(key));
+  if (options_.directory.empty()) {
+    return absl::FailedPreconditionError("this cache has no writable directory");
+  }
   std::string path = entryPath(key);
   std::string directory = path.substr(0, path.rfind('/'));
   TJ_RETURN_IF_ERROR(cache_detail::makeDirectories(directory));
@@ -320,29 +396,46 @@ absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::getOrComputeShared(
   TJ_ASSIGN_OR_RETURN(std::shared_ptr<const CacheEntry> entry, lookupShared(key));
   if (entry) return entry;
 
+  bool persistent = !options_.directory.empty();
   cache_detail::ExclusiveFileLock lock;
-  if (options_.useFileLocks) {
-    TJ_ASSIGN_OR_RETURN(auto outcome, cache_detail::ExclusiveFileLock::acquire(
-                                          lockPath(key), options_.lockTimeout, &lock));
-    if (outcome == cache_detail::ExclusiveFileLock::Outcome::kUnsupported &&
-        !lockFallbackNoted_.exchange(true)) {
+  if (persistent && options_.useFileLocks) {
+    absl::StatusOr<cache_detail::ExclusiveFileLock::Outcome> outcome =
+        cache_detail::ExclusiveFileLock::acquire(lockPath(key), options_.lockTimeout, &lock);
+    if (!outcome.ok() && absl::IsDeadlineExceeded(outcome.status())) return outcome.status();
+    if (!outcome.ok()) {
+      // A lock we cannot take (its directory turned unwritable) only costs deduplication.
+      warnOnce("lock", absl::StrCat(outcome.status().message(),
+                                    "; compiling without cross-process deduplication"));
+    } else if (*outcome == cache_detail::ExclusiveFileLock::Outcome::kUnsupported &&
+               !lockFallbackNoted_.exchange(true)) {
       warn(absl::StrCat("the filesystem of '", options_.directory,
                         "' does not support flock(); compiles are not deduplicated across "
                         "processes (entries stay correct: publishing is atomic)"));
     }
   }
-  // Someone else may have compiled it while we waited for the lock.
+  // Someone else may have compiled it while we waited for the lock. Either way the lock file
+  // goes when we are done (waiters re-check that the path names the file they locked).
   TJ_ASSIGN_OR_RETURN(entry, lookupShared(key));
-  if (entry) return entry;
+  if (entry) {
+    lock.removeFileAndRelease();
+    return entry;
+  }
 
   hook("compute:holding-lock");
   if (hit) *hit = false;
   computes_.fetch_add(1);
   TJ_ASSIGN_OR_RETURN(CacheEntry computed, compute());
   auto shared = std::make_shared<const CacheEntry>(std::move(computed));
-  if (absl::Status stored = store(key, *shared); !stored.ok()) {
-    warn(absl::StrCat("could not store cache entry ", key, ": ", stored.message(),
-                      "; using the compiled result without caching it"));
+  if (!persistent) {
+    memoryPut(key, shared);
+    return shared;
+  }
+  absl::Status stored = store(key, *shared);
+  lock.removeFileAndRelease();
+  if (!stored.ok()) {
+    warnOnce("store", absl::StrCat("could not store cache entry ", key, ": ", stored.message(),
+                                   "; using the compiled result without caching it (said once "
+                                   "per process)"));
     memoryPut(key, shared);
   }
   return shared;
@@ -357,6 +450,7 @@ absl::StatusOr<CacheEntry> DiskCache::getOrCompute(const std::string& key,
 
 absl::StatusOr<CacheEntryPin> DiskCache::pin(const std::string& key) {
   TJ_RETURN_IF_ERROR(checkKey(key));
+  if (options_.directory.empty()) return absl::NotFoundError("this cache has no writable directory");
   std::string path = entryPath(key);
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) {

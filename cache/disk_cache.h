@@ -64,6 +64,10 @@ absl::StatusOr<std::string> defaultCacheDirectory();
 // defaultCacheDirectory() plus $TILEJIT_CACHE_MAX_BYTES (bytes, or with a K/M/G/T suffix) and
 // $TILEJIT_CACHE_READONLY_DIRS (colon-separated).
 absl::StatusOr<DiskCacheOptions> diskCacheOptionsFromEnvironment();
+// The same for the JIT, which never fails on configuration: an unparseable bound keeps the
+// default, and no directory at all (no TILEJIT_CACHE_DIR, XDG_CACHE_HOME or HOME) leaves
+// `directory` empty (memory layer only); each is a line in `warnings`.
+DiskCacheOptions jitCacheOptionsFromEnvironment(std::vector<std::string>* warnings);
 // Parses "4294967296", "512M", "4G" (binary multiples).
 absl::StatusOr<int64_t> parseByteCount(std::string_view text);
 
@@ -133,6 +137,13 @@ class DiskCache {
 
   // Creates the writable root if needed. Read-only roots may be missing (then they are empty).
   static absl::StatusOr<std::unique_ptr<DiskCache>> open(DiskCacheOptions options);
+  // The JIT's cache, which never stops a compile: a writable root that cannot be used - not a
+  // directory, unwritable, owned by another user, writable by every user - is reported in one
+  // warning and the cache runs without it (the memory layer; a root that is readable and
+  // trusted is still read, as a read-only layer). Idle lock files are swept.
+  // `configurationWarnings` (from jitCacheOptionsFromEnvironment) go to the warning sink first.
+  static std::unique_ptr<DiskCache> openForJit(
+      DiskCacheOptions options, const std::vector<std::string>& configurationWarnings = {});
   // One instance per process, configured from the environment on first use.
   static absl::StatusOr<DiskCache*> processDefault();
 
@@ -166,6 +177,8 @@ class DiskCache {
 
   void dropMemoryLayer();
   const DiskCacheOptions& options() const { return options_; }
+  // The root entries are written to; empty when this cache runs without one (openForJit).
+  const std::string& writableRoot() const { return options_.directory; }
   std::string entryPath(const std::string& key) const;
 
  private:
@@ -197,6 +210,10 @@ class DiskCache {
   // `maxBytes`, sparing `spareKey` and entries someone holds a flock on.
   void evictTo(int64_t maxBytes, const std::string& spareKey, GcReport* report);
   void maybeEvictAfterStore(const std::string& storedKey, int64_t storedBytes);
+  // Removes idle lock files of the writable root (any that no process holds).
+  int64_t sweepIdleLockFiles();
+  // Warns (once per process) with `message`, keyed by `what`.
+  void warnOnce(const std::string& what, const std::string& message);
   bool stagingFileAbandoned(const ScannedFile& file, std::chrono::seconds staleAge) const;
 
   std::shared_ptr<const CacheEntry> memoryGet(const std::string& key);
@@ -214,6 +231,8 @@ class DiskCache {
   std::mutex reportedMutex_;
   std::set<std::string> reportedFiles_;  // "path@inode:size:mtime", so each is reported once
   std::atomic<bool> lockFallbackNoted_{false};
+  std::mutex warnedMutex_;
+  std::set<std::string> warned_;
 
   std::mutex evictionMutex_;
   int64_t bytesSinceScan_ = 0;

@@ -93,6 +93,7 @@ void readTemplateName(int fd, uint64_t offset, uint64_t size, CacheEntryInfo* in
 }  // namespace
 
 DiskCache::Scan DiskCache::scanRoot(const std::string& root, bool includeLocks) const {
+  if (root.empty()) return Scan{};  // a cache running without a writable root
   Scan scan;
   std::string layout = root + "/v1";
   for (const std::string& shard : listDirectory(layout)) {
@@ -171,8 +172,25 @@ void DiskCache::evictTo(int64_t maxBytes, const std::string& spareKey, GcReport*
   if (report) report->remainingBytes = total;
 }
 
+int64_t DiskCache::sweepIdleLockFiles() {
+  int64_t removed = 0;
+  if (options_.directory.empty()) return 0;
+  // The locks folder only: a start must not pay a stat of every entry.
+  std::string locks = options_.directory + "/locks";
+  for (const std::string& name : listDirectory(locks)) {
+    if (absl::EndsWith(name, ".lock") && removeIfIdle(locks + "/" + name)) ++removed;
+  }
+  return removed;
+}
+
 void DiskCache::maybeEvictAfterStore(const std::string& storedKey, int64_t storedBytes) {
   if (options_.maxBytes <= 0) return;
+  if (storedBytes > options_.maxBytes) {
+    warnOnce("bound", absl::StrCat("the cache size bound (", options_.maxBytes,
+                                   " bytes, TILEJIT_CACHE_MAX_BYTES) is smaller than one entry (",
+                                   storedBytes, " bytes): each entry is evicted by the next "
+                                   "store, so later runs compile again; raise the bound"));
+  }
   {
     // Scanning is a readdir+stat of every entry, so stores skip it while our running estimate
     // stays under the bound; the periodic rescan catches growth from other processes.

@@ -125,9 +125,16 @@ absl::StatusOr<ExclusiveFileLock::Outcome> ExclusiveFileLock::acquire(
     // would lock a different inode. Holding a lock on the file the path names is what counts.
     if (pathNamesSameFile(path, fd.get())) {
       lock->fd_ = std::move(fd);
+      lock->path_ = path;
       return Outcome::kAcquired;
     }
   }
+}
+
+void ExclusiveFileLock::removeFileAndRelease() {
+  if (!fd_.valid()) return;
+  if (pathNamesSameFile(path_, fd_.get())) ::unlink(path_.c_str());
+  fd_.reset();
 }
 
 bool tryLockExclusive(int fd) {

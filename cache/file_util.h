@@ -65,9 +65,14 @@ class ExclusiveFileLock {
                                          std::chrono::milliseconds timeout,
                                          ExclusiveFileLock* lock);
   bool held() const { return fd_.valid(); }
+  // Unlinks the lock file (if its path still names the file we hold) and releases the lock,
+  // so lock files do not pile up one per key. Safe while others wait: acquire() re-checks
+  // that the path names the file it locked, and retries on a fresh one otherwise.
+  void removeFileAndRelease();
 
  private:
   UniqueFd fd_;
+  std::string path_;
 };
 
 // Non-blocking exclusive flock on an already open file; false when someone holds any lock.

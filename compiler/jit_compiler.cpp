@@ -77,7 +77,7 @@ struct JitCompiler::Impl {
     auto it = toolchains.find(target.name);
     if (it == toolchains.end()) {
       TJ_ASSIGN_OR_RETURN(std::unique_ptr<Toolchain> toolchain,
-                          createToolchain(target, cache ? options.cache.directory : ""));
+                          createToolchain(target, cache ? cache->writableRoot() : ""));
       it = toolchains.emplace(target.name, std::move(toolchain)).first;
     }
     return it->second.get();
@@ -200,12 +200,14 @@ JitCompiler::~JitCompiler() = default;
 absl::StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::create(JitOptions options) {
   auto impl = std::make_unique<Impl>();
   if (options.useDiskCache) {
+    // The cache's configuration never stops the JIT: what cannot be used is said and skipped.
+    std::vector<std::string> warnings;
     if (options.cache.directory.empty()) {
-      TJ_ASSIGN_OR_RETURN(DiskCacheOptions fromEnvironment, diskCacheOptionsFromEnvironment());
+      DiskCacheOptions fromEnvironment = jitCacheOptionsFromEnvironment(&warnings);
       fromEnvironment.warningSink = options.cache.warningSink;
       options.cache = std::move(fromEnvironment);
     }
-    TJ_ASSIGN_OR_RETURN(impl->cache, DiskCache::open(options.cache));
+    impl->cache = DiskCache::openForJit(options.cache, warnings);
   }
   impl->options = std::move(options);
   return std::unique_ptr<JitCompiler>(new JitCompiler(std::move(impl)));
