@@ -219,6 +219,15 @@ absl::StatusOr<std::string> JitCompiler::cacheKey(const KernelSpec& spec) {
   return impl_->key(spec, *target);
 }
 
+absl::StatusOr<std::vector<std::string>> JitCompiler::parameterNames(const KernelSpec& spec) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  TJ_ASSIGN_OR_RETURN(auto parsed, parseTemplate(impl_->context, spec.templateText, spec.sourceName));
+  TJ_ASSIGN_OR_RETURN(mlir::tj::TemplateOp templ, findTemplate(*parsed));
+  std::vector<std::string> names;
+  for (mlir::tj::ParamOp param : templ.getParams()) names.push_back(param.getSymName().str());
+  return names;
+}
+
 absl::StatusOr<CompiledKernel> JitCompiler::compile(const KernelSpec& spec) {
   auto start = std::chrono::steady_clock::now();
   TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(spec.target));

@@ -73,6 +73,9 @@ class JitCompiler {
   // the emitter version, the device library's content and the toolchain's identity.
   absl::StatusOr<std::string> cacheKey(const KernelSpec& spec);
 
+  // The parameters the spec's template declares, in template order (parses; no compile).
+  absl::StatusOr<std::vector<std::string>> parameterNames(const KernelSpec& spec);
+
   // Specializes, emits and compiles, or finds the code object in the cache.
   absl::StatusOr<CompiledKernel> compile(const KernelSpec& spec);
 

@@ -1,6 +1,7 @@
 #include "tools/aot/aot_command.h"
 
 #include <cstdio>
+#include <set>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -13,15 +14,18 @@ namespace {
 constexpr const char* kAotUsage = R"(usage: tilejit aot MANIFEST.json [options]
   --jobs N            parallel compiles (default: the number of hardware threads)
   -o BUNDLE           write the bundle here (overrides the manifest's "bundle")
-  --quiet             no progress line
+  --quiet             no progress (a redrawn line on a terminal, plain lines otherwise)
+  --max-specs N       compile up to N specializations (default 20000; more is an error)
   --no-cache          do not read or write the disk cache (reruns recompile everything)
 
 MANIFEST: {"bundle": "out.tjb", "jobs": [{"template": "reshape_and_cache",
            "targets": ["sm_90", "host"], "grid": {"dtype": ["bf16", "f16"],
            "block_size": [1, 16, 32]}}]}
-Each job compiles the cartesian product of its targets and grid values. Specializations a
-template rejects are listed as skipped. Relative paths are relative to the manifest's folder.
-Exit status: 0 success, 1 some specs failed (the bundle holds the others), 2 fatal error.
+Each job compiles the cartesian product of its targets and grid values. A specialization the
+template rejects fails the run unless the job (or the manifest) says "skip_rejected": true.
+Unknown templates, targets and parameters and an unwritable bundle are found before anything
+compiles. Relative paths are relative to the manifest's folder.
+Exit status: 0 bundle written, 1 some specs failed (no bundle written), 2 fatal error.
 )";
 
 int fail(const std::string& message) {
@@ -34,8 +38,11 @@ int fail(const std::string& message) {
 int runAotCommand(const std::vector<std::string>& args) {
   std::string manifestPath, output;
   AotOptions options;
+  std::set<std::string> given;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
+    if (!arg.empty() && arg[0] == '-' && !given.insert(arg == "-j" ? "--jobs" : arg).second)
+      return fail(absl::StrCat("option '", arg, "' given twice"));
     if (arg == "--help" || arg == "-h") {
       std::printf("%s", kAotUsage);
       return 0;
@@ -47,6 +54,11 @@ int runAotCommand(const std::vector<std::string>& args) {
     } else if (arg == "-o") {
       if (i + 1 >= args.size()) return fail("-o needs a path");
       output = args[++i];
+    } else if (arg == "--max-specs") {
+      if (i + 1 >= args.size() || !absl::SimpleAtoi(args[i + 1], &options.maxSpecs) ||
+          options.maxSpecs < 1)
+        return fail(arg + " expects a positive count");
+      ++i;
     } else if (arg == "--quiet") {
       options.progress = nullptr;
     } else if (arg == "--no-cache") {

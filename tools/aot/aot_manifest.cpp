@@ -47,17 +47,27 @@ absl::StatusOr<std::vector<std::string>> stringList(const Json& value, const std
   return list;
 }
 
+absl::StatusOr<bool> flag(const Json& value, const std::string& field) {
+  if (!value.is_boolean()) return fieldError(field, absl::StrCat("expected true or false, got ", value.dump()));
+  return value.get<bool>();
+}
+
 absl::StatusOr<AotJob> parseJob(const Json& job, const std::string& where,
-                                const std::string& baseDir) {
+                                const std::string& baseDir, bool skipRejected) {
   if (!job.is_object()) return fieldError(where, "a job must be an object");
   // Unknown keys are errors: a typo ("target" for "targets", "grids") would otherwise
   // silently compile something other than what was meant.
-  static const std::set<std::string> kKnown = {"template", "targets", "target", "grid"};
+  static const std::set<std::string> kKnown = {"template", "targets", "target", "grid",
+                                               "skip_rejected"};
   for (auto it = job.begin(); it != job.end(); ++it)
     if (!kKnown.count(it.key()))
       return fieldError(where, absl::StrCat("unknown key '", it.key(),
-                                            "' (known: template, targets, grid)"));
+                                            "' (known: template, targets, grid, skip_rejected)"));
   AotJob result;
+  result.skipRejected = skipRejected;
+  if (job.contains("skip_rejected")) {
+    TJ_ASSIGN_OR_RETURN(result.skipRejected, flag(job["skip_rejected"], where + ".skip_rejected"));
+  }
   if (!job.contains("template") || !job["template"].is_string() ||
       job["template"].get<std::string>().empty())
     return fieldError(where + ".template", "required: a shipped template name or a .mlir path");
@@ -115,9 +125,13 @@ absl::StatusOr<AotManifest> parseAotManifest(std::string_view text, const std::s
     return absl::InvalidArgumentError("manifest: not valid JSON");
   if (!json.is_object()) return fieldError("(top level)", "expected an object");
   for (auto it = json.begin(); it != json.end(); ++it)
-    if (it.key() != "bundle" && it.key() != "jobs")
-      return fieldError(it.key(), "unknown key (known: bundle, jobs)");
+    if (it.key() != "bundle" && it.key() != "jobs" && it.key() != "skip_rejected")
+      return fieldError(it.key(), "unknown key (known: bundle, jobs, skip_rejected)");
   AotManifest manifest;
+  bool skipRejected = false;
+  if (json.contains("skip_rejected")) {
+    TJ_ASSIGN_OR_RETURN(skipRejected, flag(json["skip_rejected"], "skip_rejected"));
+  }
   if (json.contains("bundle")) {
     if (!json["bundle"].is_string()) return fieldError("bundle", "expected a path");
     manifest.bundlePath = resolve(json["bundle"].get<std::string>(), baseDir);
@@ -126,7 +140,7 @@ absl::StatusOr<AotManifest> parseAotManifest(std::string_view text, const std::s
     return fieldError("jobs", "required: a non-empty list of jobs");
   for (size_t i = 0; i < json["jobs"].size(); ++i) {
     TJ_ASSIGN_OR_RETURN(AotJob job, parseJob(json["jobs"][i], absl::StrCat("jobs[", i, "]"),
-                                             baseDir));
+                                             baseDir, skipRejected));
     manifest.jobs.push_back(std::move(job));
   }
   return manifest;
@@ -155,7 +169,7 @@ std::vector<AotSpecRequest> expandAotManifest(const AotManifest& manifest) {
       // Odometer over the grid: index[i] selects a value of grid[i]; the last one turns fastest.
       std::vector<size_t> index(job.grid.size(), 0);
       while (true) {
-        AotSpecRequest request{job.templateRef, target, {}};
+        AotSpecRequest request{job.templateRef, target, {}, job.skipRejected};
         for (size_t i = 0; i < job.grid.size(); ++i)
           request.parameters[job.grid[i].first] = job.grid[i].second[index[i]];
         if (seen.insert(request.describe()).second) requests.push_back(std::move(request));

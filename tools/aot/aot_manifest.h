@@ -2,7 +2,9 @@
 //   {"bundle": "out.tjb",
 //    "jobs": [{"template": "reshape_and_cache", "targets": ["sm_90", "host"],
 //              "grid": {"dtype": ["bf16", "f16"], "block_size": [1, 16, 32]}}]}
-// Each job expands to the cartesian product targets x grid values. "template" is a shipped
+// Each job expands to the cartesian product targets x grid values. A specialization the
+// template rejects (a value outside its domain, a constraint that fails) is an error unless the
+// job, or the manifest for every job, says "skip_rejected": true. "template" is a shipped
 // template name or a path to a .mlir file; relative paths (template files and the bundle) are
 // taken relative to the manifest's folder, so a manifest means the same from any directory.
 #pragma once
@@ -22,6 +24,7 @@ struct AotJob {
   std::vector<std::string> targets;
   // Parameter name -> values to sweep, in manifest order (the product's order follows it).
   std::vector<std::pair<std::string, std::vector<std::string>>> grid;
+  bool skipRejected = false;  // rejected specializations are skipped instead of failing
 };
 
 struct AotManifest {
@@ -34,6 +37,7 @@ struct AotSpecRequest {
   std::string templateRef;
   std::string target;
   std::map<std::string, std::string> parameters;
+  bool skipRejected = false;  // from its job
   std::string describe() const;  // "reshape_and_cache host block_size=4 kv_layout=shuffled"
 };
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "runtime/bundle.h"
+#include "tools/aot/aot_preflight.h"
 #include "support/status.h"
 
 namespace tilejit {
@@ -76,33 +77,46 @@ struct Result {
   CompiledKernel kernel;
 };
 
-// The `\r[done/total] ...` line, redrawn at most every 100 ms (and once at the end) so a fast
-// run of cache hits does not spend its time writing to the terminal.
+// On a terminal, the `\r[done/total] ...` line redrawn at most every 100 ms (a fast run of
+// cache hits must not spend its time drawing); elsewhere (a log, a pipe) one plain line per
+// tenth of the run, since carriage returns turn a log into one unreadable line.
 class ProgressLine {
  public:
-  ProgressLine(FILE* out, size_t total) : out_(out), total_(total), start_(Clock::now()) {}
+  ProgressLine(FILE* out, size_t total)
+      : out_(out), total_(total), start_(Clock::now()), terminal_(out && ::isatty(::fileno(out))) {}
   void update(size_t done, size_t failures, size_t skipped, bool force) {
     if (!out_) return;
     std::lock_guard<std::mutex> lock(mutex_);
     auto now = Clock::now();
-    if (!force && now - lastDraw_ < std::chrono::milliseconds(100)) return;
+    if (terminal_) {
+      if (!force && now - lastDraw_ < std::chrono::milliseconds(100)) return;
+    } else {
+      size_t tenth = total_ ? done * 10 / total_ : 10;
+      if (tenth == lastTenth_ && !(force && done != lastDone_)) return;
+      lastTenth_ = tenth;
+    }
     lastDraw_ = now;
+    lastDone_ = done;
     double elapsed = secondsSince(start_);
     double rate = elapsed > 0 ? done / elapsed : 0;
     std::string eta = rate > 0 ? absl::StrFormat("%.0fs", (total_ - done) / rate) : "?";
-    std::fprintf(out_, "\r[%zu/%zu] %.2f/s ETA %s failures %zu skipped %zu   ", done, total_,
-                 rate, eta.c_str(), failures, skipped);
+    std::fprintf(out_, "%s[%zu/%zu] %.2f/s ETA %s failures %zu skipped %zu%s",
+                 terminal_ ? "\r" : "", done, total_, rate, eta.c_str(), failures, skipped,
+                 terminal_ ? "   " : "\n");
     std::fflush(out_);
   }
   void finish() {
-    if (out_) std::fprintf(out_, "\n");
+    if (out_ && terminal_) std::fprintf(out_, "\n");
   }
 
  private:
   FILE* out_;
   size_t total_;
   Clock::time_point start_;
+  bool terminal_;
   Clock::time_point lastDraw_{};
+  size_t lastTenth_ = 0;
+  size_t lastDone_ = 0;
   std::mutex mutex_;
 };
 
@@ -119,6 +133,12 @@ absl::StatusOr<AotReport> runAot(const std::vector<AotSpecRequest>& requests,
                                  const AotOptions& options) {
   if (options.bundlePath.empty())
     return absl::InvalidArgumentError("no bundle path: name one in the manifest or with -o");
+  TJ_RETURN_IF_ERROR(checkAotSize(requests.size(), options.maxSpecs));
+  TJ_RETURN_IF_ERROR(checkBundleOutput(options.bundlePath));
+  {
+    TJ_ASSIGN_OR_RETURN(std::unique_ptr<JitCompiler> checker, JitCompiler::create(options.jit));
+    TJ_RETURN_IF_ERROR(checkAotRequests(requests, *checker));
+  }
   AotReport report;
   report.total = requests.size();
   report.bundlePath = options.bundlePath;
@@ -160,10 +180,16 @@ absl::StatusOr<AotReport> runAot(const std::vector<AotSpecRequest>& requests,
         result.kernel = *std::move(kernel);
         std::lock_guard<std::mutex> lock(journalMutex);
         journal.record(result.kernel.key);
-      } else if (isRejectedSpecialization(kernel.status())) {
+      } else if (isRejectedSpecialization(kernel.status()) && requests[i].skipRejected) {
         result.kind = Result::Kind::kSkipped;
         result.reason = std::string(kernel.status().message());
         ++skipped;
+      } else if (isRejectedSpecialization(kernel.status())) {
+        result.kind = Result::Kind::kFailed;
+        result.reason = absl::StrCat(kernel.status().message(),
+                                     " (to skip such specializations, give the job "
+                                     "\"skip_rejected\": true)");
+        ++failures;
       } else {
         result.kind = Result::Kind::kFailed;
         result.reason = kernel.status().ToString();
@@ -222,10 +248,13 @@ absl::StatusOr<AotReport> runAot(const std::vector<AotSpecRequest>& requests,
     absl::Status added = writer.add(std::move(entry));
     if (!added.ok()) report.failures.push_back({requests[i], added.ToString()});
   }
+  report.seconds = secondsSince(start);
+  // The journal stays with a failed run: a rerun after the fix resumes from the cache.
+  if (!report.failures.empty()) return report;
   TJ_RETURN_IF_ERROR(writer.write(options.bundlePath));
   journal.remove();
+  report.bundleWritten = true;
   report.bundleEntries = writer.size();
-  report.seconds = secondsSince(start);
   return report;
 }
 
@@ -241,10 +270,16 @@ std::string formatAotReport(const AotReport& report) {
     absl::StrAppend(&text, absl::StrFormat("compile time summed over specs: specialize %.1fs, "
                                            "toolchain %.1fs\n",
                                            report.specializeSeconds, report.toolchainSeconds));
-  absl::StrAppend(&text, "bundle: ", report.bundlePath, " (", report.bundleEntries, " kernels",
-                  report.duplicates ? absl::StrCat(", ", report.duplicates, " duplicate specs")
-                                    : std::string(),
-                  ")\n");
+  if (report.bundleWritten) {
+    absl::StrAppend(&text, "bundle: ", report.bundlePath, " (", report.bundleEntries, " kernels",
+                    report.duplicates ? absl::StrCat(", ", report.duplicates, " duplicate specs")
+                                      : std::string(),
+                    ")\n");
+  } else {
+    absl::StrAppend(&text, "bundle: not written (", report.failures.size(),
+                    " specs failed; compiled kernels are in the cache, so a rerun after the fix "
+                    "resumes)\n");
+  }
   for (const AotOutcome& outcome : report.skipped)
     absl::StrAppend(&text, "skipped: ", outcome.request.describe(), ": ", outcome.reason, "\n");
   for (const AotOutcome& outcome : report.failures)

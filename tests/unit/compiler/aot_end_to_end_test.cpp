@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include <gmock/gmock.h>
@@ -38,7 +39,7 @@ class AotEndToEnd : public ::testing::Test {
 
   std::vector<AotSpecRequest> requests() {
     absl::StatusOr<AotManifest> manifest = parseAotManifest(R"({"jobs": [
-        {"template": "reshape_and_cache", "targets": ["host"],
+        {"template": "reshape_and_cache", "targets": ["host"], "skip_rejected": true,
          "grid": {"block_size": [4, 16], "kv_layout": ["shuffled"]}},
         {"template": "merge_attn_states", "targets": ["host"]}]})",
                                                             dir_);
@@ -52,6 +53,15 @@ class AotEndToEnd : public ::testing::Test {
     options.jobs = 2;
     options.progress = nullptr;
     return options;
+  }
+
+  // Entries in this test's cache: zero means nothing was compiled.
+  size_t cachedEntries() {
+    size_t count = 0;
+    std::error_code ignored;
+    for (const auto& item : std::filesystem::recursive_directory_iterator(dir_ + "/cache/v1", ignored))
+      count += item.is_regular_file();
+    return count;
   }
 
   std::string dir_;
@@ -73,6 +83,7 @@ TEST_F(AotEndToEnd, CompilesBundlesAndLoadsOnTheCpu) {
   EXPECT_EQ(report->skipped[0].request.parameters.at("block_size"), "4");
   EXPECT_THAT(report->skipped[0].reason, HasSubstr("rejects this specialization"));
   EXPECT_THAT(formatAotReport(*report), HasSubstr("skipped: reshape_and_cache host"));
+  EXPECT_TRUE(report->bundleWritten);
   // The journal is gone once the bundle is written.
   EXPECT_NE(access((options().bundlePath + ".progress").c_str(), F_OK), 0);
 
@@ -119,24 +130,63 @@ TEST_F(AotEndToEnd, ResumeCountsKeysFromAnInterruptedRunsJournal) {
   EXPECT_EQ(resumed->cacheHits, 2u);
 }
 
-TEST_F(AotEndToEnd, OtherErrorsAreFailuresNotSkips) {
-  std::vector<AotSpecRequest> specs = {{"no_such_template", "host", {}},
-                                       {"merge_attn_states", "no_such_target", {}},
-                                       {dir_ + "/missing.mlir", "host", {}}};
-  absl::StatusOr<AotReport> report = runAot(specs, options());
-  ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->failures.size(), 3u) << formatAotReport(*report);
-  EXPECT_TRUE(report->skipped.empty());
-  EXPECT_EQ(report->bundleEntries, 0u);  // an empty bundle is still written
-  EXPECT_TRUE(Bundle::open(options().bundlePath).ok());
+TEST_F(AotEndToEnd, UnknownTemplateTargetOrParameterStopsBeforeCompiling) {
+  std::vector<std::pair<AotSpecRequest, std::string>> cases = {
+      {{"no_such_template", "host", {}}, "no_such_template"},
+      {{"merge_attn_states", "no_such_target", {}}, "no_such_target"},
+      {{dir_ + "/missing.mlir", "host", {}}, "missing.mlir"},
+      {{"merge_attn_states", "host", {{"block_sise", "16"}}}, "has no parameter 'block_sise'"}};
+  for (const auto& [bad, named] : cases) {
+    // A good request first: the run must stop before compiling it.
+    std::vector<AotSpecRequest> specs = {{"merge_attn_states", "host", {}}, bad};
+    absl::StatusOr<AotReport> report = runAot(specs, options());
+    ASSERT_FALSE(report.ok()) << bad.describe();
+    EXPECT_THAT(std::string(report.status().message()), HasSubstr(named));
+    EXPECT_NE(access(options().bundlePath.c_str(), F_OK), 0) << "a bundle was written";
+    EXPECT_EQ(cachedEntries(), 0u) << "something was compiled";
+  }
 }
 
-TEST_F(AotEndToEnd, ValueOutsideTheDomainIsSkipped) {
-  std::vector<AotSpecRequest> specs = {{"reshape_and_cache", "host", {{"block_size", "3"}}}};
+TEST_F(AotEndToEnd, ValueOutsideTheDomainFailsTheRunAndWritesNothing) {
+  std::vector<AotSpecRequest> specs = {{"merge_attn_states", "host", {}},
+                                       {"reshape_and_cache", "host", {{"block_size", "3"}}}};
   absl::StatusOr<AotReport> report = runAot(specs, options());
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->failures.size(), 1u) << formatAotReport(*report);
+  EXPECT_THAT(report->failures[0].reason, HasSubstr("is not allowed"));
+  EXPECT_THAT(report->failures[0].reason, HasSubstr("skip_rejected"));
+  EXPECT_FALSE(report->bundleWritten);
+  EXPECT_THAT(formatAotReport(*report), HasSubstr("bundle: not written"));
+  EXPECT_NE(access(options().bundlePath.c_str(), F_OK), 0);
+}
+
+TEST_F(AotEndToEnd, ValueOutsideTheDomainIsSkippedWhenTheJobSaysSo) {
+  AotSpecRequest request{"reshape_and_cache", "host", {{"block_size", "3"}}, /*skipRejected=*/true};
+  absl::StatusOr<AotReport> report = runAot({request}, options());
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_EQ(report->skipped.size(), 1u) << formatAotReport(*report);
   EXPECT_THAT(report->skipped[0].reason, HasSubstr("is not allowed"));
+  EXPECT_TRUE(report->bundleWritten);
+}
+
+TEST_F(AotEndToEnd, UnwritableOutputIsFoundFirst) {
+  for (const std::string& path : {dir_, dir_ + "/no/such/folder/k.tjb"}) {
+    AotOptions unwritable = options();
+    unwritable.bundlePath = path;
+    absl::StatusOr<AotReport> report = runAot(requests(), unwritable);
+    ASSERT_FALSE(report.ok()) << path;
+    EXPECT_THAT(std::string(report.status().message()), HasSubstr(path));
+    EXPECT_EQ(cachedEntries(), 0u) << "compiled before checking " << path;
+  }
+}
+
+TEST_F(AotEndToEnd, GridPastTheLimitNeedsMaxSpecs) {
+  AotOptions limited = options();
+  limited.maxSpecs = 2;
+  absl::StatusOr<AotReport> report = runAot(requests(), limited);
+  ASSERT_FALSE(report.ok());
+  EXPECT_THAT(std::string(report.status().message()), HasSubstr("--max-specs 3"));
+  EXPECT_EQ(cachedEntries(), 0u);
 }
 
 TEST(AotRunner, NeedsABundlePath) {

@@ -111,6 +111,21 @@ TEST(AotManifest, ErrorsNameTheField) {
   EXPECT_THAT(errorOf(R"({"jobs": [], "bundle": 3})"), HasSubstr("bundle"));
 }
 
+TEST(AotManifest, SkipRejectedIsPerJobWithAManifestDefault) {
+  absl::StatusOr<AotManifest> manifest = parseAotManifest(R"({"skip_rejected": true, "jobs": [
+      {"template": "a", "targets": ["host"]},
+      {"template": "b", "targets": ["host"], "skip_rejected": false}]})", "");
+  ASSERT_TRUE(manifest.ok()) << manifest.status();
+  std::vector<AotSpecRequest> requests = expandAotManifest(*manifest);
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_TRUE(requests[0].skipRejected);
+  EXPECT_FALSE(requests[1].skipRejected);
+  EXPECT_FALSE(expandAotManifest(*parseAotManifest(R"({"jobs": [{"template": "a", "targets": "host"}]})", ""))[0].skipRejected)
+      << "rejections fail unless a manifest says otherwise";
+  EXPECT_THAT(errorOf(R"({"jobs": [{"template": "a", "targets": "host", "skip_rejected": 1}]})"),
+              HasSubstr("jobs[0].skip_rejected: expected true or false"));
+}
+
 TEST(AotManifest, MissingManifestFile) {
   absl::StatusOr<AotManifest> manifest = loadAotManifest("/nonexistent/manifest.json");
   EXPECT_EQ(manifest.status().code(), absl::StatusCode::kNotFound);
