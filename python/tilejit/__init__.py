@@ -5,12 +5,17 @@
     merge = jit.load("merge_attn_states", head_size=128, dtype="bf16")
     merge(out, out_lse, prefix, prefix_lse, suffix, suffix_lse)   # on torch's current stream
     decode = tilejit.Op(jit, "paged_decode", head_size=128, gqa_ratio=8)   # an op by name
+    bundle = tilejit.Bundle("kernels.tjb", jit)                # precompiled (tilejit aot)
+    merge = bundle.load("merge_attn_states", head_size=128)    # no compile
 
 Thin ctypes layer over the C ABI (tools/capi/tilejit_c.h) in libtilejit_c.so, found through
 $TILEJIT_LIB or next to build/bin of this checkout.
 """
 import ctypes
 import os
+
+# The C ABI version this module mirrors (TJ_ABI_VERSION in tools/capi/tilejit_c.h).
+_ABI_VERSION = 2
 
 _DTYPES = {"float16": 0, "bfloat16": 1, "float32": 2, "float64": 3, "int8": 4, "int32": 5,
            "int64": 6, "uint8": 7, "bool": 8}
@@ -27,8 +32,16 @@ class _Arg(ctypes.Structure):
                 ("tensor", _Tensor)]
 
 
-class _PagedDecodeConfig(ctypes.Structure):
-    _fields_ = [("dtype", ctypes.c_char_p), ("head_size", ctypes.c_int64),
+class _Sized(ctypes.Structure):
+    """A C ABI struct that starts with struct_size, set to this mirror's size so that the library
+    can refuse a layout it does not share."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(ctypes.sizeof(type(self)), *args, **kwargs)
+
+
+class _PagedDecodeConfig(_Sized):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("dtype", ctypes.c_char_p), ("head_size", ctypes.c_int64),
                 ("block_size", ctypes.c_int64), ("gqa_ratio", ctypes.c_int64),
                 ("kv_layout", ctypes.c_char_p), ("soft_cap", ctypes.c_int32),
                 ("alibi", ctypes.c_int32), ("num_seqs", ctypes.c_int64),
@@ -40,20 +53,20 @@ _DECODE_TENSORS = ("output", "query", "key_cache", "value_cache", "block_tables"
                    "alibi_slopes", "partial_out", "partial_lse", "arrivals")
 
 
-class _PagedDecodeArgs(ctypes.Structure):
-    _fields_ = [(name, _Tensor) for name in _DECODE_TENSORS] + [
+class _PagedDecodeArgs(_Sized):
+    _fields_ = [("struct_size", ctypes.c_uint32)] + [(name, _Tensor) for name in _DECODE_TENSORS] + [
         ("scale", ctypes.c_float), ("soft_cap_value", ctypes.c_float),
         ("sliding_window", ctypes.c_int32)]
 
 
-class _Workspace(ctypes.Structure):
-    _fields_ = [("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
+class _Workspace(_Sized):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
                 ("shape", ctypes.c_int64 * 6), ("bytes", ctypes.c_int64),
                 ("zero_once", ctypes.c_int32)]
 
 
-class CompileInfo(ctypes.Structure):
-    _fields_ = [("cache_hit", ctypes.c_int32), ("specialize_seconds", ctypes.c_double),
+class CompileInfo(_Sized):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("cache_hit", ctypes.c_int32), ("specialize_seconds", ctypes.c_double),
                 ("toolchain_seconds", ctypes.c_double), ("total_seconds", ctypes.c_double),
                 ("registers", ctypes.c_int32), ("threads_per_program", ctypes.c_int32)]
 
@@ -64,6 +77,10 @@ def _library():
         here = os.path.dirname(os.path.abspath(__file__))
         path = os.path.join(here, "..", "..", "build", "bin", "libtilejit_c.so")
     lib = ctypes.CDLL(os.path.abspath(path))
+    version = lib.tj_abi_version() if hasattr(lib, "tj_abi_version") else 1
+    if version != _ABI_VERSION:
+        raise TilejitError(f"{os.path.abspath(path)} has C ABI version {version}; this tilejit "
+                           f"package mirrors version {_ABI_VERSION}: use the package built with it")
     lib.tj_last_error.restype = ctypes.c_char_p
     lib.tj_jit_create.restype = ctypes.c_void_p
     lib.tj_jit_create.argtypes = [ctypes.c_int]
@@ -108,6 +125,17 @@ def _library():
     lib.tj_op_run.restype = ctypes.c_int
     lib.tj_op_run.argtypes = [ctypes.c_void_p, ctypes.POINTER(_Arg), ctypes.c_int,
                               ctypes.c_void_p]
+    lib.tj_bundle_open.restype = ctypes.c_void_p
+    lib.tj_bundle_open.argtypes = [ctypes.c_char_p]
+    lib.tj_bundle_destroy.argtypes = [ctypes.c_void_p]
+    lib.tj_bundle_num_entries.restype = ctypes.c_int
+    lib.tj_bundle_num_entries.argtypes = [ctypes.c_void_p]
+    for field in ("template", "target", "parameters"):
+        getattr(lib, "tj_bundle_entry_" + field).restype = ctypes.c_char_p
+        getattr(lib, "tj_bundle_entry_" + field).argtypes = [ctypes.c_void_p, ctypes.c_int]
+    lib.tj_bundle_load.restype = ctypes.c_void_p
+    lib.tj_bundle_load.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p,
+                                   ctypes.POINTER(ctypes.c_char_p), ctypes.c_int]
     return lib
 
 
@@ -270,6 +298,44 @@ class Op:
 
     def __call__(self, *args, stream=None):
         self.run_args(self.make_args(*args), stream)
+
+
+class Bundle:
+    """A bundle written by `tilejit aot`, verified whole when opened; its kernels load without
+    compiling onto the Jit's device and live as long as the Bundle:
+
+        bundle = tilejit.Bundle("kernels.tjb", jit)
+        bundle.entries()    # [{"template": ..., "target": ..., "parameters": {...}}, ...]
+        kernel = bundle.load("reshape_and_cache", block_size=16)   # parameters that pick one entry
+    """
+
+    def __init__(self, path, jit):
+        self._jit, self._lib = jit, _lib()
+        self._handle = self._lib.tj_bundle_open(os.fsencode(path))
+        _check(self._handle)
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            self._lib.tj_bundle_destroy(handle)
+
+    def entries(self):
+        out = []
+        for i in range(self._lib.tj_bundle_num_entries(self._handle)):
+            text = self._lib.tj_bundle_entry_parameters(self._handle, i).decode()
+            out.append({"template": self._lib.tj_bundle_entry_template(self._handle, i).decode(),
+                        "target": self._lib.tj_bundle_entry_target(self._handle, i).decode(),
+                        "parameters": dict(line.split("=", 1) for line in text.splitlines())})
+        return out
+
+    def load(self, template, **params):
+        arr, count = _assignments(params)
+        handle = self._lib.tj_bundle_load(self._handle, self._jit._device, template.encode(), arr,
+                                          count)
+        _check(handle)
+        kernel = Kernel(self._jit, handle, None)
+        kernel._bundle = self  # the kernel's code lives in the bundle
+        return kernel
 
 
 class PagedDecode:

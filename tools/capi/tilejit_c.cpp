@@ -3,41 +3,24 @@
 #include "tools/capi/tilejit_c.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "compiler/jit_compiler.h"
 #include "compiler/ops/op.h"
 #include "compiler/ops/paged_decode.h"
+#include "tools/capi/capi_internal.h"
 
-#define TJ_EXPORT extern "C" __attribute__((visibility("default")))
-
-struct tj_jit {
-  std::unique_ptr<tilejit::JitCompiler> compiler;
-};
-struct tj_device {
-  std::unique_ptr<tilejit::Device> device;
-  std::string target;
-};
-struct tj_kernel {
-  const tilejit::LoadedKernel* loaded;
-};
-struct tj_paged_decode {
-  tilejit::PagedDecode op;
-};
-struct tj_op {
-  std::unique_ptr<tilejit::Op> op;
-};
+namespace tilejit::capi {
+thread_local std::string lastError;
+}  // namespace tilejit::capi
 
 namespace {
-thread_local std::string lastError;
-template <typename T>
-T fail(const absl::Status& status, T value) {
-  lastError = std::string(status.message());
-  return value;
-}
+using namespace tilejit::capi;
 
 tilejit::TensorArg toTensor(const tj_tensor& in) {
   tilejit::TensorArg tensor;
@@ -49,7 +32,9 @@ tilejit::TensorArg toTensor(const tj_tensor& in) {
   return tensor;
 }
 
-// "name=value" strings into a map; an entry without '=' is an error naming it.
+}  // namespace
+
+namespace tilejit::capi {
 absl::StatusOr<std::map<std::string, std::string>> parseAssignments(const char* const* items,
                                                                     int count) {
   std::map<std::string, std::string> out;
@@ -67,8 +52,21 @@ absl::StatusOr<std::map<std::string, std::string>> parseAssignments(const char* 
   return out;
 }
 
-absl::Status missing(const char* function, const char* what) {
-  return absl::InvalidArgumentError(std::string(function) + ": " + what + " is NULL");
+// A struct the caller passes or receives, checked by its leading struct_size.
+template <typename Struct>
+absl::Status checkStructSize(const Struct& value, const char* function, const char* type) {
+  if (value.struct_size == sizeof(Struct)) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      function, ": ", type, ".struct_size is ", value.struct_size, "; this library's ", type,
+      " is ", sizeof(Struct), " bytes (ABI version ", TJ_ABI_VERSION,
+      "): set it to sizeof(", type, ") from the tilejit_c.h the library was built from"));
+}
+
+// The first failing check, or OK.
+absl::Status firstError(std::initializer_list<absl::Status> statuses) {
+  for (const absl::Status& status : statuses)
+    if (!status.ok()) return status;
+  return absl::OkStatus();
 }
 
 // Converts C arguments in place into `storage` (KernelArg has no default constructor).
@@ -108,41 +106,73 @@ absl::StatusOr<std::vector<std::string>> assignmentList(const char* const* items
 }
 }  // namespace
 
-TJ_EXPORT const char* tj_last_error(void) { return lastError.c_str(); }
+TJ_EXPORT const char* tj_last_error(void) { return tilejit::capi::lastError.c_str(); }
+
+TJ_EXPORT int tj_abi_version(void) { return TJ_ABI_VERSION; }
 
 TJ_EXPORT tj_jit* tj_jit_create(int use_disk_cache) {
   tilejit::JitOptions options;
   options.useDiskCache = use_disk_cache != 0;
   auto compiler = tilejit::JitCompiler::create(options);
   if (!compiler.ok()) return fail(compiler.status(), static_cast<tj_jit*>(nullptr));
-  return new tj_jit{std::move(*compiler)};
+  auto* jit = new tj_jit{std::move(*compiler)};
+  handles().add(jit, HandleKind::kJit);
+  return jit;
 }
 
-TJ_EXPORT void tj_jit_destroy(tj_jit* jit) { delete jit; }
+TJ_EXPORT void tj_jit_destroy(tj_jit* jit) {
+  if (jit == nullptr) return;
+  if (absl::Status released = handles().release(jit, HandleKind::kJit, "tj_jit_destroy");
+      !released.ok()) {
+    fail(released, 0);
+    return;
+  }
+  delete jit;
+}
+
+namespace {
+tj_device* registeredDevice(std::unique_ptr<tilejit::Device> device) {
+  std::string target = device->target();
+  auto* handle = new tj_device{std::move(device), target};
+  handles().add(handle, HandleKind::kDevice);
+  return handle;
+}
+}  // namespace
 
 TJ_EXPORT tj_device* tj_device_create_best(void) {
-  auto device = tilejit::createBestDevice();
-  std::string target = device->target();
-  return new tj_device{std::move(device), target};
+  return registeredDevice(tilejit::createBestDevice());
 }
 
 TJ_EXPORT tj_device* tj_device_create_cpu(void) {
-  auto device = tilejit::createCpuDevice();
-  std::string target = device->target();
-  return new tj_device{std::move(device), target};
+  return registeredDevice(tilejit::createCpuDevice());
 }
 
 TJ_EXPORT const char* tj_device_target(const tj_device* device) {
-  if (device == nullptr) return fail(missing("tj_device_target", "device"), nullptr);
+  if (absl::Status ok = handles().check(device, HandleKind::kDevice, "tj_device_target", "device");
+      !ok.ok())
+    return fail(ok, nullptr);
   return device->target.c_str();
 }
-TJ_EXPORT void tj_device_destroy(tj_device* device) { delete device; }
+
+TJ_EXPORT void tj_device_destroy(tj_device* device) {
+  if (device == nullptr) return;
+  if (absl::Status released = handles().release(device, HandleKind::kDevice, "tj_device_destroy");
+      !released.ok()) {
+    fail(released, 0);
+    return;
+  }
+  delete device;
+}
 
 TJ_EXPORT const tj_kernel* tj_kernel_load(tj_jit* jit, tj_device* device, const char* templ,
                                           const char* const* params, int num_params,
                                           tj_compile_info* info) {
-  if (jit == nullptr || device == nullptr || templ == nullptr)
-    return fail(missing("tj_kernel_load", "jit, device or templ"), static_cast<const tj_kernel*>(nullptr));
+  absl::Status usable = firstError(
+      {handles().check(jit, HandleKind::kJit, "tj_kernel_load", "jit"),
+       handles().check(device, HandleKind::kDevice, "tj_kernel_load", "device"),
+       templ ? absl::OkStatus() : missing("tj_kernel_load", "templ"),
+       info ? checkStructSize(*info, "tj_kernel_load", "tj_compile_info") : absl::OkStatus()});
+  if (!usable.ok()) return fail(usable, static_cast<const tj_kernel*>(nullptr));
   auto parsed = parseAssignments(params, num_params);
   if (!parsed.ok()) return fail(parsed.status(), static_cast<const tj_kernel*>(nullptr));
   std::map<std::string, std::string> bound = *std::move(parsed);
@@ -155,6 +185,8 @@ TJ_EXPORT const tj_kernel* tj_kernel_load(tj_jit* jit, tj_device* device, const 
   auto loaded = jit->compiler->load(*device->device, *spec, &compiled);
   if (!loaded.ok()) return fail(loaded.status(), static_cast<const tj_kernel*>(nullptr));
   if (info) {
+    *info = tj_compile_info{};
+    info->struct_size = sizeof(tj_compile_info);
     info->cache_hit = compiled.cacheHit;
     info->specialize_seconds = compiled.specializeSeconds;
     info->toolchain_seconds = compiled.toolchainSeconds;
@@ -163,12 +195,15 @@ TJ_EXPORT const tj_kernel* tj_kernel_load(tj_jit* jit, tj_device* device, const 
     info->threads_per_program = int32_t(compiled.metadata.threadsPerProgram);
   }
   // LoadedKernel pointers are stable for the jit's life; the handle is that pointer.
-  return reinterpret_cast<const tj_kernel*>(*loaded);
+  const auto* handle = reinterpret_cast<const tj_kernel*>(*loaded);
+  handles().add(handle, HandleKind::kKernel, {jit, device});
+  return handle;
 }
 
 TJ_EXPORT int tj_launch(tj_device* device, const tj_kernel* kernel, const tj_arg* args,
                         int num_args, void* stream) {
-  if (device == nullptr || kernel == nullptr) return fail(missing("tj_launch", "device or kernel"), -1);
+  if (absl::Status ok = handles().checkKernelFor(kernel, device, "tj_launch"); !ok.ok())
+    return fail(ok, -1);
   alignas(tilejit::KernelArg) ArgStorage storage;
   auto converted = convertArgs("tj_launch", args, num_args, storage);
   if (!converted.ok()) return fail(converted.status(), -1);
@@ -180,9 +215,12 @@ TJ_EXPORT int tj_launch(tj_device* device, const tj_kernel* kernel, const tj_arg
 
 TJ_EXPORT tj_paged_decode* tj_paged_decode_create(tj_jit* jit, tj_device* device,
                                                   const tj_paged_decode_config* config) {
-  if (jit == nullptr || device == nullptr || config == nullptr)
-    return fail(absl::InvalidArgumentError("tj_paged_decode_create: jit, device and config are required"),
-                static_cast<tj_paged_decode*>(nullptr));
+  absl::Status usable = firstError(
+      {handles().check(jit, HandleKind::kJit, "tj_paged_decode_create", "jit"),
+       handles().check(device, HandleKind::kDevice, "tj_paged_decode_create", "device"),
+       config ? checkStructSize(*config, "tj_paged_decode_create", "tj_paged_decode_config")
+              : missing("tj_paged_decode_create", "config")});
+  if (!usable.ok()) return fail(usable, static_cast<tj_paged_decode*>(nullptr));
   tilejit::PagedDecodeConfig c;
   if (config->dtype) c.dtype = config->dtype;
   if (config->kv_layout) c.kvLayout = config->kv_layout;
@@ -199,25 +237,45 @@ TJ_EXPORT tj_paged_decode* tj_paged_decode_create(tj_jit* jit, tj_device* device
   c.tuning = *std::move(tuning);
   auto op = tilejit::PagedDecode::create(*jit->compiler, *device->device, c);
   if (!op.ok()) return fail(op.status(), static_cast<tj_paged_decode*>(nullptr));
-  return new tj_paged_decode{*std::move(op)};
+  auto* handle = new tj_paged_decode{*std::move(op)};
+  handles().add(handle, HandleKind::kPagedDecode, {jit, device});
+  return handle;
 }
 
-TJ_EXPORT void tj_paged_decode_destroy(tj_paged_decode* op) { delete op; }
+TJ_EXPORT void tj_paged_decode_destroy(tj_paged_decode* op) {
+  if (op == nullptr) return;
+  if (absl::Status released =
+          handles().release(op, HandleKind::kPagedDecode, "tj_paged_decode_destroy");
+      !released.ok()) {
+    fail(released, 0);
+    return;
+  }
+  delete op;
+}
 
 TJ_EXPORT int64_t tj_paged_decode_partition_size(const tj_paged_decode* op) {
-  if (op == nullptr) return fail(missing("tj_paged_decode_partition_size", "op"), int64_t(-1));
+  if (absl::Status ok = handles().check(op, HandleKind::kPagedDecode,
+                                        "tj_paged_decode_partition_size", "op");
+      !ok.ok())
+    return fail(ok, int64_t(-1));
   return op->op.partitionSize();
 }
 
 TJ_EXPORT int64_t tj_paged_decode_max_partitions(const tj_paged_decode* op, int64_t max_model_len) {
-  if (op == nullptr) return fail(missing("tj_paged_decode_max_partitions", "op"), int64_t(-1));
+  if (absl::Status ok = handles().check(op, HandleKind::kPagedDecode,
+                                        "tj_paged_decode_max_partitions", "op");
+      !ok.ok())
+    return fail(ok, int64_t(-1));
   return op->op.maxPartitions(max_model_len);
 }
 
 TJ_EXPORT int tj_paged_decode_run(const tj_paged_decode* op, const tj_paged_decode_args* args,
                                   void* stream) {
-  if (op == nullptr || args == nullptr)
-    return fail(absl::InvalidArgumentError("tj_paged_decode_run: op and args are required"), -1);
+  absl::Status usable = firstError(
+      {handles().check(op, HandleKind::kPagedDecode, "tj_paged_decode_run", "op"),
+       args ? checkStructSize(*args, "tj_paged_decode_run", "tj_paged_decode_args")
+            : missing("tj_paged_decode_run", "args")});
+  if (!usable.ok()) return fail(usable, -1);
   tilejit::PagedDecodeArgs a;
   a.output = toTensor(args->output);
   a.query = toTensor(args->query);
@@ -239,29 +297,44 @@ TJ_EXPORT int tj_paged_decode_run(const tj_paged_decode* op, const tj_paged_deco
 
 TJ_EXPORT tj_op* tj_op_create(tj_jit* jit, tj_device* device, const char* name,
                               const char* const* params, int num_params) {
-  if (jit == nullptr || device == nullptr || name == nullptr)
-    return fail(missing("tj_op_create", "jit, device or name"), static_cast<tj_op*>(nullptr));
+  absl::Status usable =
+      firstError({handles().check(jit, HandleKind::kJit, "tj_op_create", "jit"),
+                  handles().check(device, HandleKind::kDevice, "tj_op_create", "device"),
+                  name ? absl::OkStatus() : missing("tj_op_create", "name")});
+  if (!usable.ok()) return fail(usable, static_cast<tj_op*>(nullptr));
   auto assignments = assignmentList(params, num_params);
   if (!assignments.ok()) return fail(assignments.status(), static_cast<tj_op*>(nullptr));
   auto op = tilejit::OpRegistry::shipped().create(*jit->compiler, *device->device, name,
                                                   *assignments);
   if (!op.ok()) return fail(op.status(), static_cast<tj_op*>(nullptr));
-  return new tj_op{*std::move(op)};
+  auto* handle = new tj_op{*std::move(op)};
+  handles().add(handle, HandleKind::kOp, {jit, device});
+  return handle;
 }
 
-TJ_EXPORT void tj_op_destroy(tj_op* op) { delete op; }
+TJ_EXPORT void tj_op_destroy(tj_op* op) {
+  if (op == nullptr) return;
+  if (absl::Status released = handles().release(op, HandleKind::kOp, "tj_op_destroy");
+      !released.ok()) {
+    fail(released, 0);
+    return;
+  }
+  delete op;
+}
 
 namespace {
 // The count and names of an op's arguments or workspaces.
 template <typename Named>
 int countOf(const tj_op* op, const char* function, const std::vector<Named>& (tilejit::Op::*list)() const) {
-  if (op == nullptr) return fail(missing(function, "op"), -1);
+  if (absl::Status ok = handles().check(op, HandleKind::kOp, function, "op"); !ok.ok())
+    return fail(ok, -1);
   return int((op->op.get()->*list)().size());
 }
 template <typename Named>
 const char* nameAt(const tj_op* op, int index, const char* function,
                    const std::vector<Named>& (tilejit::Op::*list)() const) {
-  if (op == nullptr) return fail(missing(function, "op"), nullptr);
+  if (absl::Status ok = handles().check(op, HandleKind::kOp, function, "op"); !ok.ok())
+    return fail(ok, nullptr);
   const std::vector<Named>& items = (op->op.get()->*list)();
   if (index < 0 || size_t(index) >= items.size())
     return fail(absl::OutOfRangeError(std::string(function) + ": no entry " + std::to_string(index)),
@@ -285,8 +358,11 @@ TJ_EXPORT const char* tj_op_workspace_name(const tj_op* op, int index) {
 
 TJ_EXPORT int64_t tj_op_workspace_size(const tj_op* op, const char* workspace,
                                        const char* const* sizes, int num_sizes, tj_workspace* out) {
-  if (op == nullptr || workspace == nullptr)
-    return fail(missing("tj_op_workspace_size", "op or workspace"), int64_t(-1));
+  absl::Status usable = firstError(
+      {handles().check(op, HandleKind::kOp, "tj_op_workspace_size", "op"),
+       workspace ? absl::OkStatus() : missing("tj_op_workspace_size", "workspace"),
+       out ? checkStructSize(*out, "tj_op_workspace_size", "tj_workspace") : absl::OkStatus()});
+  if (!usable.ok()) return fail(usable, int64_t(-1));
   auto parsed = parseAssignments(sizes, num_sizes);
   if (!parsed.ok()) return fail(parsed.status(), int64_t(-1));
   tilejit::ProblemSizes problem;
@@ -305,6 +381,7 @@ TJ_EXPORT int64_t tj_op_workspace_size(const tj_op* op, const char* workspace,
     return fail(absl::InternalError("tj_op_workspace_size: rank above 6"), int64_t(-1));
   if (out) {
     *out = tj_workspace{};
+    out->struct_size = sizeof(tj_workspace);
     out->dtype = int32_t(shape->dtype);
     out->rank = int32_t(shape->shape.size());
     std::copy(shape->shape.begin(), shape->shape.end(), out->shape);
@@ -315,7 +392,8 @@ TJ_EXPORT int64_t tj_op_workspace_size(const tj_op* op, const char* workspace,
 }
 
 TJ_EXPORT int tj_op_run(const tj_op* op, const tj_arg* args, int num_args, void* stream) {
-  if (op == nullptr) return fail(missing("tj_op_run", "op"), -1);
+  if (absl::Status ok = handles().check(op, HandleKind::kOp, "tj_op_run", "op"); !ok.ok())
+    return fail(ok, -1);
   alignas(tilejit::KernelArg) ArgStorage storage;
   auto converted = convertArgs("tj_op_run", args, num_args, storage);
   if (!converted.ok()) return fail(converted.status(), -1);

@@ -1,7 +1,15 @@
 /* tilejit C ABI: the JIT for serving engines written in C, Python (ctypes) or anything with a
  * C FFI. Every function returning int gives 0 on success and -1 on failure (counts and sizes:
- * -1), pointers give NULL on failure; tj_last_error() then says why (per thread). A NULL
- * handle or argument is such a failure, never a crash. */
+ * -1), pointers give NULL on failure; tj_last_error() then says why (per thread). A NULL,
+ * destroyed or mistyped handle, or a handle used with a device it was not made for, is such a
+ * failure, never a crash: the library keeps the set of handles it gave out. A handle is not
+ * destroyed while others depend on it (the destroy call sets tj_last_error and keeps it).
+ *
+ * Versioning: tj_abi_version() is TJ_ABI_VERSION of the header the library was built from; a
+ * caller built against another version should refuse to run. Structs passed in or out begin
+ * with `struct_size`, which the caller sets to sizeof the struct it was compiled with
+ * (`tj_paged_decode_args args = {sizeof args};`): a mismatch is an error naming both sizes,
+ * not a silent misread of a struct that gained a field. */
 #ifndef TILEJIT_C_H
 #define TILEJIT_C_H
 
@@ -11,9 +19,12 @@
 extern "C" {
 #endif
 
+#define TJ_ABI_VERSION 2
+
 typedef struct tj_jit tj_jit;
 typedef struct tj_device tj_device;
 typedef struct tj_kernel tj_kernel;
+typedef struct tj_bundle tj_bundle;
 
 /* Element types, in runtime order: f16, bf16, f32, f64, i8, i32, i64, u8, i1. */
 enum { TJ_F16 = 0, TJ_BF16, TJ_F32, TJ_F64, TJ_I8, TJ_I32, TJ_I64, TJ_U8, TJ_BOOL };
@@ -35,6 +46,7 @@ typedef struct {
 } tj_arg;
 
 typedef struct {
+  uint32_t struct_size; /* sizeof(tj_compile_info) */
   int32_t cache_hit;
   double specialize_seconds;
   double toolchain_seconds;
@@ -44,6 +56,7 @@ typedef struct {
 } tj_compile_info;
 
 const char* tj_last_error(void);
+int tj_abi_version(void);
 
 tj_jit* tj_jit_create(int use_disk_cache);
 void tj_jit_destroy(tj_jit* jit);
@@ -72,6 +85,7 @@ int tj_launch(tj_device* device, const tj_kernel* kernel, const tj_arg* args, in
 typedef struct tj_paged_decode tj_paged_decode;
 
 typedef struct {
+  uint32_t struct_size;  /* sizeof(tj_paged_decode_config) */
   const char* dtype;     /* "bf16" (NULL) or "f16" */
   int64_t head_size;
   int64_t block_size;
@@ -90,6 +104,7 @@ typedef struct {
 } tj_paged_decode_config;
 
 typedef struct {
+  uint32_t struct_size;   /* sizeof(tj_paged_decode_args) */
   tj_tensor output;       /* [num_seqs, num_q_heads, head_size] */
   tj_tensor query;        /* [num_seqs, num_q_heads, head_size] */
   tj_tensor key_cache;    /* [num_blocks, block_size, num_kv_heads, head_size] (standard) */
@@ -101,8 +116,7 @@ typedef struct {
   tj_tensor partial_lse;  /* [num_seqs, max_partitions, num_q_heads] f32 */
   tj_tensor arrivals;     /* [num_seqs, num_kv_heads] i32, zeroed once before the first run
                            * (used and left zeroed with the tuning merge_in_kernel=1; one
-                           * launch at a time per buffer; re-zero it after a failed launch).
-                           * Required since 2026-12-01: the struct gained this field. */
+                           * launch at a time per buffer; re-zero it after a failed launch). */
   float scale;
   float soft_cap_value;
   int32_t sliding_window; /* 0 = the whole context */
@@ -124,6 +138,7 @@ int tj_paged_decode_run(const tj_paged_decode* op, const tj_paged_decode_args* a
 typedef struct tj_op tj_op;
 
 typedef struct {
+  uint32_t struct_size; /* sizeof(tj_workspace) */
   int32_t dtype; /* TJ_F32, ... */
   int32_t rank;
   int64_t shape[6];
@@ -150,6 +165,21 @@ int64_t tj_op_workspace_size(const tj_op* op, const char* workspace, const char*
 /* Its launches on `stream` (NULL = default), arguments in tj_op_argument_name order; no
  * allocation, no synchronisation. */
 int tj_op_run(const tj_op* op, const tj_arg* args, int num_args, void* stream);
+
+/* Bundles written by `tilejit aot`: opened and verified whole (a damaged file fails naming the
+ * entry), listed, and loaded without compiling. Kernels loaded from a bundle live as long as
+ * the bundle; launch them with tj_launch on the device they were loaded for. */
+tj_bundle* tj_bundle_open(const char* path);
+void tj_bundle_destroy(tj_bundle* bundle);
+int tj_bundle_num_entries(const tj_bundle* bundle);
+/* The entry's template name, target, and parameters as "name=value" lines (NULL past the end). */
+const char* tj_bundle_entry_template(const tj_bundle* bundle, int index);
+const char* tj_bundle_entry_target(const tj_bundle* bundle, int index);
+const char* tj_bundle_entry_parameters(const tj_bundle* bundle, int index);
+/* The entry of `templ` for the device's target whose parameters include every "name=value"
+ * given (one match, else an error listing what tells the candidates apart), loaded. */
+const tj_kernel* tj_bundle_load(tj_bundle* bundle, tj_device* device, const char* templ,
+                                const char* const* params, int num_params);
 
 #ifdef __cplusplus
 }
