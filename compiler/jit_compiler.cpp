@@ -253,6 +253,13 @@ absl::StatusOr<CompiledKernel> JitCompiler::compile(const KernelSpec& spec) {
   return info;
 }
 
+absl::StatusOr<KernelMetadata> JitCompiler::signature(const KernelSpec& spec) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  TJ_ASSIGN_OR_RETURN(const TargetDescription* target, lookupTarget(spec.target));
+  TJ_ASSIGN_OR_RETURN(EmittedKernel emitted, impl_->emit(spec, *target));
+  return emitted.metadata;
+}
+
 absl::StatusOr<std::string> JitCompiler::dumpStage(const KernelSpec& spec, Stage stage) {
   if (stage == Stage::kBinary || stage == Stage::kResources) {
     TJ_ASSIGN_OR_RETURN(CompiledKernel compiled, compile(spec));

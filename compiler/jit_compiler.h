@@ -76,6 +76,10 @@ class JitCompiler {
   // The parameters the spec's template declares, in template order (parses; no compile).
   absl::StatusOr<std::vector<std::string>> parameterNames(const KernelSpec& spec);
 
+  // The specialization's metadata - its arguments (names, dtypes, shapes), bound parameters
+  // and launch - from specializing and emitting only: no toolchain runs.
+  absl::StatusOr<KernelMetadata> signature(const KernelSpec& spec);
+
   // Specializes, emits and compiles, or finds the code object in the cache.
   absl::StatusOr<CompiledKernel> compile(const KernelSpec& spec);
 

@@ -2,6 +2,7 @@
 //   tilejit run [op...]                  JIT-compile, check against the reference, time
 //   tilejit compile <template> --emit S  print one stage (ir, specialized, cpp, binary, resources)
 //   tilejit cache ls|stats|verify|gc|clear
+//   tilejit signature <template>         a specialization's arguments
 //   tilejit targets
 //   tilejit aot <manifest.json>        precompile a grid of kernels into a bundle
 #include <algorithm>
@@ -15,11 +16,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "compiler/toolchains/toolchain.h"
+#include "nlohmann/json.hpp"
 #include "support/status.h"
 #include "cache/cache_command.h"
 #include "compiler/embedded_files.h"
 #include "compiler/jit_compiler.h"
 #include "tools/aot/aot_command.h"
+#include "tools/cli_options.h"
 #include "compiler/ops/op.h"
 #include "tools/harness/op_reference.h"
 
@@ -33,8 +38,10 @@ commands:
                       present, run them on random inputs, check against the reference, and
                       show compile time, cache hit/miss and kernel time
   compile TEMPLATE    compile one specialization and print a stage of it
+  signature TEMPLATE  list one specialization's arguments (names, dtypes, shapes) in order
   cache SUBCOMMAND    inspect or maintain the kernel cache (tilejit cache --help)
-  targets             list the targets and their properties
+  targets             list the targets, their properties and whether they compile (and run)
+                      here (--json for a machine-readable list)
   aot MANIFEST        precompile a manifest's grid of kernels into a bundle (tilejit aot --help)
 
 TEMPLATE is a shipped template name (merge_attn_states, reshape_and_cache, ...) or a path to
@@ -51,6 +58,14 @@ constexpr const char* kCompileUsage = R"(usage: tilejit compile TEMPLATE [option
   --no-cache          do not read or write the disk cache
 )";
 
+constexpr const char* kSignatureUsage = R"(usage: tilejit signature TEMPLATE [options]
+  --target T          target name (tilejit targets); default: host
+  -p NAME=VALUE       bind a template parameter (repeatable)
+  --json              one JSON object instead of a table
+Lists the kernel's arguments in call order: name, kind, dtype, shape (symbols are bound from the
+tensors at launch; numbers are fixed by the specialization), and whether the kernel writes it.
+)";
+
 constexpr const char* kRunUsage = R"(usage: tilejit run [OP...] [options]
   OP is an op name (below) or a template file for one (its file name names the op)
   --target T          compile for T; default: the best device present (CUDA GPU, else host)
@@ -61,73 +76,6 @@ constexpr const char* kRunUsage = R"(usage: tilejit run [OP...] [options]
   --no-cache          do not read or write the disk cache
 Exit status 1 if any check fails.
 )";
-
-struct Options {
-  std::vector<std::string> positional;
-  std::string target;
-  std::map<std::string, std::string> params;
-  std::vector<std::string> assignments;  // every -p as given, for an op's schema
-  std::map<std::string, int64_t> shape;
-  std::string emit = "cpp";
-  std::string output;
-  int iterations = 20;
-  uint64_t seed = 1;
-  bool noCache = false;
-  bool help = false;
-};
-
-absl::StatusOr<Options> parseOptions(const std::vector<std::string>& args) {
-  Options options;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    auto value = [&]() -> absl::StatusOr<std::string> {
-      if (i + 1 >= args.size()) return absl::InvalidArgumentError(arg + " needs a value");
-      return args[++i];
-    };
-    auto keyValue = [&](const std::string& text) -> absl::StatusOr<std::pair<std::string, std::string>> {
-      size_t eq = text.find('=');
-      if (eq == std::string::npos || eq == 0)
-        return absl::InvalidArgumentError(absl::StrCat(arg, " expects NAME=VALUE, got '", text, "'"));
-      return std::make_pair(text.substr(0, eq), text.substr(eq + 1));
-    };
-    if (arg == "--help" || arg == "-h") {
-      options.help = true;
-    } else if (arg == "--target") {
-      TJ_ASSIGN_OR_RETURN(options.target, value());
-    } else if (arg == "-p" || arg == "--param") {
-      TJ_ASSIGN_OR_RETURN(std::string text, value());
-      TJ_ASSIGN_OR_RETURN(auto pair, keyValue(text));
-      options.params[pair.first] = pair.second;
-      options.assignments.push_back(text);
-    } else if (arg == "--shape") {
-      TJ_ASSIGN_OR_RETURN(std::string text, value());
-      TJ_ASSIGN_OR_RETURN(auto pair, keyValue(text));
-      int64_t n;
-      if (!absl::SimpleAtoi(pair.second, &n) || n < 0)
-        return absl::InvalidArgumentError(absl::StrCat("--shape ", text, ": not a size"));
-      options.shape[pair.first] = n;
-    } else if (arg == "--emit") {
-      TJ_ASSIGN_OR_RETURN(options.emit, value());
-    } else if (arg == "-o") {
-      TJ_ASSIGN_OR_RETURN(options.output, value());
-    } else if (arg == "--iterations") {
-      TJ_ASSIGN_OR_RETURN(std::string text, value());
-      if (!absl::SimpleAtoi(text, &options.iterations) || options.iterations < 0)
-        return absl::InvalidArgumentError("--iterations expects a count");
-    } else if (arg == "--seed") {
-      TJ_ASSIGN_OR_RETURN(std::string text, value());
-      if (!absl::SimpleAtoi(text, &options.seed))
-        return absl::InvalidArgumentError("--seed expects a number");
-    } else if (arg == "--no-cache") {
-      options.noCache = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      return absl::InvalidArgumentError(absl::StrCat("unknown option '", arg, "'"));
-    } else {
-      options.positional.push_back(arg);
-    }
-  }
-  return options;
-}
 
 absl::StatusOr<KernelSpec> specFor(const std::string& templ, const std::string& target,
                                    const std::map<std::string, std::string>& params) {
@@ -149,6 +97,10 @@ int fail(const absl::Status& status) {
 
 int compileCommand(const Options& options) {
   if (options.help) return std::printf("%s", kCompileUsage), 0;
+  if (absl::Status ok = checkOptionsFor(options, "compile",
+                                        {"--target", "-p", "--emit", "-o", "--no-cache"});
+      !ok.ok())
+    return fail(ok);
   if (options.positional.size() != 1)
     return fail(absl::InvalidArgumentError("compile takes exactly one TEMPLATE"));
   absl::StatusOr<Stage> stage = parseStage(options.emit);
@@ -180,6 +132,22 @@ void printRow(const std::string& name, const OpCheckReport& report) {
               report.check.detail.c_str());
 }
 
+// The op's check; a problem too large for this host's memory is an error, not an abort.
+absl::StatusOr<OpCheckReport> runCheck(const OpReference& reference, JitCompiler& jit,
+                                       Device& device, const OpDefinition& op,
+                                       const OpConfig& config, const OpCheckOptions& options) {
+  try {
+    return reference.check(jit, device, op, config, options);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(
+        "the problem's host tensors do not fit in this machine's memory: choose smaller --shape "
+        "values");
+  } catch (const std::length_error&) {
+    return absl::ResourceExhaustedError("the problem's host tensors are too large: choose smaller "
+                                        "--shape values");
+  }
+}
+
 int runCommand(const Options& options) {
   const OpRegistry& ops = OpRegistry::shipped();
   const OpReferenceRegistry& references = OpReferenceRegistry::shipped();
@@ -193,6 +161,11 @@ int runCommand(const Options& options) {
     }
     return 0;
   }
+  if (absl::Status ok = checkOptionsFor(options, "run",
+                                        {"--target", "-p", "--shape", "--iterations", "--seed",
+                                         "--no-cache"});
+      !ok.ok())
+    return fail(ok);
   // The best device present, or the one that runs the target asked for.
   std::string whyNotGpu;
   std::unique_ptr<Device> device;
@@ -251,8 +224,8 @@ int runCommand(const Options& options) {
         std::printf("%-20s skipped: no reference case for this template\n", name.c_str());
       continue;
     }
-    absl::StatusOr<OpCheckReport> report =
-        references.find(name)->check(**jit, *device, *ops.find(name), *config, checkOptions);
+    absl::StatusOr<OpCheckReport> report = runCheck(*references.find(name), **jit, *device,
+                                                    *ops.find(name), *config, checkOptions);
     if (!report.ok()) {
       std::printf("%-20s FAILED: %s\n", name.c_str(), std::string(report.status().message()).c_str());
       allPassed = false;
@@ -264,14 +237,106 @@ int runCommand(const Options& options) {
   return allPassed ? 0 : 1;
 }
 
-int targetsCommand() {
-  std::printf("%-8s %-28s %-7s %5s %6s %10s\n", "target", "product", "backend", "warp", "SM/CU",
-              "shared KB");
-  for (const TargetDescription& target : allTargets())
-    std::printf("%-8s %-28s %-7s %5lld %6lld %10lld\n", target.name.c_str(),
+std::string dimsText(const ArgSpec& arg) {
+  std::vector<std::string> dims;
+  for (const DimSpec& dim : arg.dims)
+    dims.push_back(dim.isSymbolic() ? dim.symbol : std::to_string(dim.value));
+  return absl::StrCat("[", absl::StrJoin(dims, ", "), "]");
+}
+
+int signatureCommand(const Options& options) {
+  if (options.help) return std::printf("%s", kSignatureUsage), 0;
+  if (absl::Status ok = checkOptionsFor(options, "signature", {"--target", "-p", "--json"}); !ok.ok())
+    return fail(ok);
+  if (options.positional.size() != 1)
+    return fail(absl::InvalidArgumentError("signature takes exactly one TEMPLATE"));
+  absl::StatusOr<KernelSpec> spec = specFor(options.positional[0],
+                                            options.target.empty() ? "host" : options.target,
+                                            options.params);
+  if (!spec.ok()) return fail(spec.status());
+  absl::StatusOr<std::unique_ptr<JitCompiler>> jit = JitCompiler::create({.useDiskCache = false});
+  if (!jit.ok()) return fail(jit.status());
+  absl::StatusOr<KernelMetadata> metadata = (*jit)->signature(*spec);
+  if (!metadata.ok()) return fail(metadata.status());
+  if (options.json) {
+    nlohmann::ordered_json out;
+    out["template"] = metadata->templateName;
+    out["target"] = metadata->target;
+    for (const auto& [name, value] : metadata->parameters) out["parameters"][name] = value;
+    out["arguments"] = nlohmann::ordered_json::array();
+    for (const ArgSpec& arg : metadata->args) {
+      nlohmann::ordered_json item;
+      item["name"] = arg.name;
+      item["kind"] = arg.kind == ArgSpec::Kind::kView ? "tensor" : "scalar";
+      item["dtype"] = std::string(dtypeName(arg.dtype));
+      if (arg.kind == ArgSpec::Kind::kView) {
+        item["shape"] = nlohmann::ordered_json::array();
+        for (const DimSpec& dim : arg.dims) {
+          if (dim.isSymbolic()) item["shape"].push_back(dim.symbol);
+          else item["shape"].push_back(dim.value);
+        }
+        item["writes"] = arg.writable;
+        item["contiguous"] = arg.contiguous;
+      }
+      out["arguments"].push_back(item);
+    }
+    std::printf("%s\n", out.dump(2).c_str());
+    return 0;
+  }
+  std::printf("%s for %s:\n", metadata->templateName.c_str(), metadata->target.c_str());
+  for (size_t i = 0; i < metadata->args.size(); ++i) {
+    const ArgSpec& arg = metadata->args[i];
+    bool view = arg.kind == ArgSpec::Kind::kView;
+    std::printf("  %2zu %-18s %-6s %-5s %s%s\n", i, arg.name.c_str(), view ? "tensor" : "scalar",
+                std::string(dtypeName(arg.dtype)).c_str(), view ? dimsText(arg).c_str() : "",
+                view ? (arg.writable ? "  written" : "  read") : "");
+  }
+  return 0;
+}
+
+// Whether `target` compiles on this machine: its toolchain can be created (the vendor library
+// is present), with the reason where not.
+std::pair<bool, std::string> compilesHere(const TargetDescription& target) {
+  absl::StatusOr<std::unique_ptr<Toolchain>> toolchain = createToolchain(target);
+  if (!toolchain.ok()) return {false, std::string(toolchain.status().message())};
+  return {true, (*toolchain)->identity()};
+}
+
+int targetsCommand(const std::vector<std::string>& args) {
+  bool json = false;
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      std::printf("usage: tilejit targets [--json]\n  the targets, their properties, and whether "
+                  "each compiles and runs on this machine\n");
+      return 0;
+    }
+    if (arg != "--json")
+      return fail(absl::InvalidArgumentError(absl::StrCat("targets does not take '", arg, "' (it takes --json)")));
+    json = true;
+  }
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  if (!json)
+    std::printf("%-8s %-34s %-7s %5s %6s %10s %-8s %s\n", "target", "product", "backend", "warp",
+                "SM/CU", "shared KB", "compiles", "runs here");
+  for (const TargetDescription& target : allTargets()) {
+    auto [compiles, how] = compilesHere(target);
+    absl::StatusOr<std::unique_ptr<Device>> device = createDeviceForTarget(target.name);
+    if (json) {
+      list.push_back({{"target", target.name}, {"product", target.product},
+                      {"backend", target.backend}, {"warp", target.warpSize},
+                      {"multiprocessors", target.multiprocessorCount},
+                      {"shared_bytes", target.sharedBytesPerProgram},
+                      {"compiles", compiles}, {"toolchain", how}, {"runs", device.ok()}});
+      continue;
+    }
+    std::printf("%-8s %-34s %-7s %5lld %6lld %10lld %-8s %s\n", target.name.c_str(),
                 target.product.c_str(), target.backend.c_str(), (long long)target.warpSize,
                 (long long)target.multiprocessorCount,
-                (long long)(target.sharedBytesPerProgram / 1024));
+                (long long)(target.sharedBytesPerProgram / 1024), compiles ? "yes" : "no",
+                device.ok() ? "yes" : "no");
+    if (!compiles) std::printf("         cannot compile here: %s\n", how.c_str());
+  }
+  if (json) std::printf("%s\n", list.dump(2).c_str());
   return 0;
 }
 
@@ -288,11 +353,12 @@ int main(int argc, char** argv) {
   std::string command = args[0];
   args.erase(args.begin());
   if (command == "cache") return runCacheCommand(args, std::cout, std::cerr);
-  if (command == "targets") return targetsCommand();
+  if (command == "targets") return targetsCommand(args);
   if (command == "aot") return runAotCommand(args);
   absl::StatusOr<Options> options = parseOptions(args);
   if (!options.ok()) return fail(options.status());
   if (command == "compile") return compileCommand(*options);
+  if (command == "signature") return signatureCommand(*options);
   if (command == "run") return runCommand(*options);
   std::fprintf(stderr, "tilejit: unknown command '%s'\n\n%s", command.c_str(), kUsage);
   return 2;

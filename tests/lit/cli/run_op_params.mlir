@@ -6,4 +6,4 @@
 // RUN: tilejit run paged_decode --target host -p gqa_ratio=abc; test $? -eq 2
 // VALUE: tilejit: error: op 'paged_decode' parameter 'gqa_ratio': 'abc' is not an integer; legal values: an integer
 // NAME: tilejit: error: unknown parameter 'gqa' for op 'paged_decode'; its parameters are: dtype, head_size
-// TWICE: tilejit: error: op 'paged_decode': parameter 'block_n' is given twice
+// TWICE: tilejit: error: parameter 'block_n' given twice (-p block_n=32 and -p block_n=64)

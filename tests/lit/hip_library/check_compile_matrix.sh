@@ -37,8 +37,9 @@ note() {
 for target in $targets; do
   row=$(printf '%s\n' "$table" | awk -v t="$target" '$1 == t')
   [ -n "$row" ] || { fail "$target: not in the target table"; continue; }
-  wave=$(printf '%s\n' "$row" | awk '{print $(NF-2)}')
-  lds_budget=$(( $(printf '%s\n' "$row" | awk '{print $NF}') * 1024 ))
+  # Columns from the end: ... warp SM/CU shared_KB compiles runs.
+  wave=$(printf '%s\n' "$row" | awk '{print $(NF-4)}')
+  lds_budget=$(( $(printf '%s\n' "$row" | awk '{print $(NF-2)}') * 1024 ))
   case "$target" in
     gfx9*) matrix=v_mfma ;;
     *) matrix=v_wmma ;;
