@@ -113,7 +113,8 @@ TEST_P(WaveModelProbe, WavesThatReturnEarlyDoNotHoldABarrier) {
     EXPECT_EQ(run->words[size_t(t)], t / wave == 1 ? -7 : t ^ 1) << "lane " << t;
 }
 
-INSTANTIATE_TEST_SUITE_P(Targets, WaveModelProbe, ::testing::ValuesIn(testing::waveModelTargets()));
+INSTANTIATE_TEST_SUITE_P(Targets, WaveModelProbe, ::testing::ValuesIn(testing::waveModelTargets()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 // The generated header holds each instruction of the description with the (row, col) the
 // dialect's bases give, e.g. gfx950's 16x16x32 MFMA: lane 17 element 3 holds A[1][8 + 3].
@@ -125,7 +126,9 @@ TEST(WaveModelTargetHeader, HoldsTheDescriptionsInstructionsAndMacros) {
                              HasSubstr("struct mfma_f32_16x16x32_bf16 {"),
                              HasSubstr("struct mfma_f32_16x16x16bf16_1k {"),
                              HasSubstr("static constexpr short kA[64][8][2]"),
-                             HasSubstr("static constexpr short kC[64][4][2]")));
+                             HasSubstr("static constexpr short kC[64][4][2]"),
+                             // lane 17: A row 1, k 8..15 (the only lane holding them)
+                             HasSubstr("    {{1, 8}, {1, 9}, {1, 10}, {1, 11}, {1, 12}, {1, 13}, {1, 14}, {1, 15}},\n")));
   auto gfx1201 = waveModelTargetHeader(**lookupTarget("gfx1201"));
   ASSERT_TRUE(gfx1201.ok()) << gfx1201.status();
   EXPECT_THAT(*gfx1201, AllOf(HasSubstr("#define __GFX12__ 1"), HasSubstr("#define TJ_WAVE_MODEL_WAVE 32"),

@@ -29,6 +29,7 @@ struct ModelCase {
   std::vector<std::string> assignments;
   std::map<std::string, int64_t> shape;
 };
+void PrintTo(const ModelCase& modelCase, std::ostream* out) { *out << modelCase.name; }
 
 // Three sequences of paged_decode's check are context - 37 s tokens long, the first 1.
 const std::map<std::string, int64_t> kShape = {{"num_tokens", 12}, {"num_heads", 4},  {"num_kv_heads", 2},
