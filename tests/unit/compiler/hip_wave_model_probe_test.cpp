@@ -90,6 +90,38 @@ TEST_P(WaveModelProbe, ADeadlockedWorkgroupEndsWithAnErrorNamingWhereLanesWait) 
   EXPECT_THAT(again->error, HasSubstr("deadlocked"));
 }
 
+// Through the device, as every op launches: the deadlock fails the launch with the model's
+// message (the CPU device asks the object's tilejit_entry_error), and the next launch too.
+TEST(WaveModelDevice, ADeadlockFailsTheLaunchWithTheModelsMessage) {
+  auto binary = testing::compileProbe("gfx942", kDivergentBarrierProbe, "divergent_barrier");
+  ASSERT_TRUE(binary.ok()) << binary.status();
+  KernelMetadata metadata;
+  metadata.templateName = metadata.entry = "divergent_barrier";
+  metadata.target = "gfx942";
+  metadata.backend = "hip";
+  metadata.threadsPerProgram = 128;
+  ArgSpec out;
+  out.name = "out";
+  out.dtype = DType::kI32;
+  out.dims = {DimSpec{"", 128}};
+  out.writable = true;
+  metadata.args = {out};
+  auto device = createWaveModelDevice("gfx942");
+  ASSERT_TRUE(device.ok()) << device.status();
+  auto kernel = (*device)->load(metadata, *binary);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  std::vector<int32_t> words(128, -7);
+  const TensorArg view = TensorArg::contiguous(words.data(), DType::kI32, {128});
+  for (int launch = 0; launch < 2; ++launch) {
+    absl::Status status = (*device)->launch(**kernel, {KernelArg(view)});
+    EXPECT_THAT(std::string(status.message()),
+                AllOf(HasSubstr("kernel 'divergent_barrier' failed: kernel 'divergent_barrier' deadlocked"),
+                      HasSubstr("lanes 0-15 wait at wave 0's barrier")))
+        << "launch " << launch;
+  }
+  EXPECT_EQ(words[20], -7);
+}
+
 // Waves that return before a barrier no longer hold it up (as on the hardware): no deadlock.
 constexpr char kEarlyReturnProbe[] = R"(
 #define TJ_THREADS 128

@@ -59,6 +59,10 @@ const std::vector<ModelCase>& modelCases() {
        withContext(101)},
       // One token per block: lengths 1, 40, 3, each token's row from its own block.
       {"PagedDecodeBlockSize1", "paged_decode", {"block_size=1"}, withContext(77)},
+      // Blocks of 64 over tiles of 32 tokens (two tiles a block; the shuffled V's 8-token
+      // groups), lengths 1, 64, 27: one full block, one mostly NaN.
+      {"PagedDecodeShuffledBlockSize64", "paged_decode", {"block_size=64", "kv_layout=shuffled"},
+       withContext(101)},
   };
   return cases;
 }

@@ -53,10 +53,10 @@ struct ProbeRun {
   std::string error;  // empty: none
 };
 
-// Compiles `source` (which defines `entry` taking `int* out`) for `target` with the
-// wave-model toolchain and runs one workgroup over `words` ints poisoned with -7.
-inline absl::StatusOr<ProbeRun> runProbe(const std::string& target, const std::string& source,
-                                         const std::string& entry, int words) {
+// The kernel object of `source` (which defines `entry`) for `target`, from the wave-model
+// toolchain.
+inline absl::StatusOr<std::string> compileProbe(const std::string& target, const std::string& source,
+                                                const std::string& entry) {
   TJ_ASSIGN_OR_RETURN(const TargetDescription* description, lookupTarget(target));
   TJ_ASSIGN_OR_RETURN(std::unique_ptr<Toolchain> toolchain, createWaveModelToolchain(*description));
   CompileRequest request;
@@ -66,8 +66,16 @@ inline absl::StatusOr<ProbeRun> runProbe(const std::string& target, const std::s
   request.target = description;
   TJ_ASSIGN_OR_RETURN(request.headers, deviceLibraryHeaders("hip"));
   TJ_ASSIGN_OR_RETURN(CompileResult compiled, toolchain->compile(request));
+  return compiled.binary;
+}
+
+// Compiles `source` (which defines `entry` taking `int* out`) for `target` with the
+// wave-model toolchain and runs one workgroup over `words` ints poisoned with -7.
+inline absl::StatusOr<ProbeRun> runProbe(const std::string& target, const std::string& source,
+                                         const std::string& entry, int words) {
+  TJ_ASSIGN_OR_RETURN(std::string binary, compileProbe(target, source, entry));
   std::string path = ::testing::TempDir() + "/wave_model_" + entry + "_" + target + ".so";
-  std::ofstream(path, std::ios::binary) << compiled.binary;
+  std::ofstream(path, std::ios::binary) << binary;
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   unlink(path.c_str());
   if (!handle) return absl::InternalError(std::string("dlopen: ") + dlerror());
