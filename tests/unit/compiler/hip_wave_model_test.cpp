@@ -49,6 +49,8 @@ const std::vector<ModelCase>& modelCases() {
       {"ReshapeAndCacheBlockSize1", "reshape_and_cache", {"block_size=1"}, kShape},
       // Lengths 1, 63, 26: one partition of 512, every last block partly NaN.
       {"PagedDecode", "paged_decode", {}, kShape},
+      // f16 operands: the f16 forms of MFMA/WMMA (their bf16 row's layout).
+      {"PagedDecodeF16", "paged_decode", {"dtype=f16"}, kShape},
       // Rows of 128 scores (reductions across 16 lanes: ds_swizzle xor 8) over the shuffled
       // cache (ShuffledK's X-element pieces, ShuffledV's single elements).
       {"PagedDecodeShuffledBlockN128", "paged_decode", {"block_n=128", "kv_layout=shuffled"}, kShape},
