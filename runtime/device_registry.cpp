@@ -44,7 +44,8 @@ absl::StatusOr<std::unique_ptr<Device>> DeviceRegistry::createForTarget(
   std::vector<std::optional<std::string>> found(backends_.size());
   for (size_t i = 0; i < backends_.size(); ++i) {
     if (!backends_[i].runsTarget(target)) continue;
-    absl::StatusOr<std::unique_ptr<Device>> device = backends_[i].create();
+    absl::StatusOr<std::unique_ptr<Device>> device =
+        backends_[i].createFor ? backends_[i].createFor(target) : backends_[i].create();
     if (!device.ok()) {
       found[i] = std::string(device.status().message());
       continue;

@@ -22,6 +22,9 @@ struct DeviceBackend {
   // The backend's default device; an error says what is missing (driver, GPU) and names the
   // vendor, since createBestDevice reports it without the backend's name.
   std::function<absl::StatusOr<std::unique_ptr<Device>>()> create;
+  // The backend's device for a named target where that may differ from create()'s (the AMD
+  // wave model runs the target it is asked for); unset: create(). Used by createForTarget.
+  std::function<absl::StatusOr<std::unique_ptr<Device>>(std::string_view target)> createFor;
 };
 
 class DeviceRegistry {

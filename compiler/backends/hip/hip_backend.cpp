@@ -91,9 +91,9 @@ class HipBackend : public CompilerBackend {
 
   absl::StatusOr<std::unique_ptr<Toolchain>> createToolchain(
       const TargetDescription& target, const std::string&) const override {
-    const char* route = std::getenv("TILEJIT_AMD_TOOLCHAIN");
     // The CPU wave model (host clang over the library; runs on the wave-model device).
-    if (route && std::string_view(route) == kWaveModelRoute) return createWaveModelToolchain(target);
+    if (waveModelSelected()) return createWaveModelToolchain(target);
+    const char* route = std::getenv(kAmdToolchainVariable);
     return createAmdToolchain(target, route ? route : "");
   }
 };

@@ -4,34 +4,25 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/backends/cpu/host_cxx_toolchain.h"
+#include "compiler/backends/hip/wave_model_target.h"
 #include "compiler/embedded_files.h"
 #include "support/status.h"
 
 namespace tilejit {
 namespace {
 
-// The family macro the library reads its wave size (and matrix instruction) from.
-absl::StatusOr<std::string> familyMacro(const std::string& target) {
-  if (target == "gfx90a" || target == "gfx942") return std::string("__GFX9__");
-  if (target == "gfx1100") return std::string("__GFX11__");
-  return absl::InvalidArgumentError(absl::StrCat(
-      "the wave model runs gfx90a, gfx942 and gfx1100, not ", target,
-      " (its matrix instruction is not modelled)"));
-}
-
 class WaveModelToolchain : public Toolchain {
  public:
-  WaveModelToolchain(std::unique_ptr<Toolchain> host, std::string target, std::string family,
+  // `shim`: the shim's headers with the target's generated one among them.
+  WaveModelToolchain(std::unique_ptr<Toolchain> host, std::string target,
                      std::vector<std::pair<std::string, std::string>> shim)
-      : host_(std::move(host)),
-        target_(std::move(target)),
-        family_(std::move(family)),
-        shim_(std::move(shim)) {
+      : host_(std::move(host)), target_(std::move(target)), shim_(std::move(shim)) {
     std::string all;
     for (const auto& [name, content] : shim_) absl::StrAppend(&all, name, "\n", content);
     shimDigest_ = std::hash<std::string>()(all);
   }
 
+  // The digest covers the generated layouts: a changed matrix instruction row is a new key.
   std::string identity() const override {
     return absl::StrCat("wave model ", target_, " (shim ", shimDigest_, ") over ",
                         host_->identity());
@@ -42,14 +33,14 @@ class WaveModelToolchain : public Toolchain {
     std::map<std::string, std::string> headers(request.headers.begin(), request.headers.end());
     for (const auto& [name, content] : shim_) headers[name] = content;
     hosted.headers.assign(headers.begin(), headers.end());
-    hosted.source = absl::StrCat("#define ", family_, " 1\n", request.source);
+    // The target macros before anything of the source, as the device compiler predefines them.
+    hosted.source = absl::StrCat("#include \"", kWaveModelTargetHeader, "\"\n", request.source);
     return host_->compile(hosted);
   }
 
  private:
   std::unique_ptr<Toolchain> host_;
   std::string target_;
-  std::string family_;
   std::vector<std::pair<std::string, std::string>> shim_;
   size_t shimDigest_ = 0;
 };
@@ -58,13 +49,17 @@ class WaveModelToolchain : public Toolchain {
 
 absl::StatusOr<std::unique_ptr<Toolchain>> createWaveModelToolchain(
     const TargetDescription& target) {
-  TJ_ASSIGN_OR_RETURN(std::string family, familyMacro(target.name));
+  if (target.backend != "hip")
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the wave model runs AMD (hip) targets; ", target.name, " is a ", target.backend, " target"));
+  TJ_ASSIGN_OR_RETURN(std::string targetHeader, waveModelTargetHeader(target));
   // The library's clang extensions (_Float16, __bf16, ext_vector_type) want clang.
   TJ_ASSIGN_OR_RETURN(std::unique_ptr<Toolchain> host,
                       createHostCxxToolchain(target, {"clang++-22", "clang++"}));
   TJ_ASSIGN_OR_RETURN(auto shim, deviceLibraryHeaders("hip_wave_model"));
-  return std::unique_ptr<Toolchain>(std::make_unique<WaveModelToolchain>(
-      std::move(host), target.name, std::move(family), std::move(shim)));
+  shim.emplace_back(kWaveModelTargetHeader, std::move(targetHeader));
+  return std::unique_ptr<Toolchain>(
+      std::make_unique<WaveModelToolchain>(std::move(host), target.name, std::move(shim)));
 }
 
 }  // namespace tilejit

@@ -27,6 +27,10 @@ namespace {
 
 using CpuEntry = void (*)(const void* args, const int64_t programId[3],
                           const int64_t numPrograms[3]);
+// Optional in a kernel object (the AMD wave model's, whose workgroups can deadlock): 1 and the
+// message if a program failed since the last call, which clears it.
+using EntryError = int (*)(char* message, unsigned long capacity);
+constexpr char kEntryErrorSymbol[] = "tilejit_entry_error";
 
 using Grid = std::array<GridExpression, 3>;
 
@@ -108,16 +112,18 @@ class ThreadPool {
 class CpuKernel : public LoadedKernel {
  public:
   CpuKernel(KernelMetadata metadata, std::array<GridExpression, 3> grid, void* handle, int fd,
-            CpuEntry entry)
+            CpuEntry entry, EntryError error)
       : LoadedKernel(std::move(metadata), std::move(grid)),
         handle_(handle),
         fd_(fd),
-        entry_(entry) {}
+        entry_(entry),
+        error_(error) {}
   ~CpuKernel() override {
     dlclose(handle_);
     if (fd_ >= 0) close(fd_);
   }
   CpuEntry entry() const { return entry_; }
+  EntryError error() const { return error_; }
 
  private:
   void* handle_;
@@ -125,6 +131,7 @@ class CpuKernel : public LoadedKernel {
   // path, so "/proc/self/fd/N" must not name another library while this one is alive.
   int fd_;
   CpuEntry entry_;
+  EntryError error_;
 };
 
 absl::Status writeAll(int fd, std::string_view bytes) {
@@ -247,8 +254,9 @@ class CpuDevice : public Device {
       if (fd >= 0) close(fd);
       return absl::InvalidArgumentError(message);
     }
+    auto error = reinterpret_cast<EntryError>(dlsym(handle, kEntryErrorSymbol));
     return std::unique_ptr<LoadedKernel>(std::make_unique<CpuKernel>(
-        metadata, std::move(grid), handle, fd, reinterpret_cast<CpuEntry>(address)));
+        metadata, std::move(grid), handle, fd, reinterpret_cast<CpuEntry>(address), error));
   }
 
   absl::StatusOr<void*> allocate(size_t bytes) override {
@@ -300,6 +308,8 @@ class CpuDevice : public Device {
       return absl::InvalidArgumentError(
           absl::StrCat("grid ", grid[0], " x ", grid[1], " x ", grid[2], " overflows 64 bits"));
     pool_.run(&runProgram, &context, count);
+    if (char message[2048]; cpuKernel.error() && cpuKernel.error()(message, sizeof(message)))
+      return absl::InternalError(absl::StrCat("kernel '", kernel.metadata().entry, "' failed: ", message));
     return absl::OkStatus();
   }
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/backends/hip/hip_runtime.h"
 #include "runtime/backends/hip/kernel_arguments.h"
+#include "runtime/backends/hip/wave_model_device.h"
 #include "runtime/device_registry.h"
 #include "support/status.h"
 
@@ -199,8 +200,20 @@ absl::StatusOr<std::unique_ptr<Device>> createHipDevice(int ordinal) {
 }
 
 DeviceBackend hipDeviceBackend() {
-  return {"hip", 200, [](std::string_view target) { return target.substr(0, 3) == "gfx"; },
-          [] { return createHipDevice(0); }};
+  DeviceBackend backend{"hip", 200, [](std::string_view target) { return target.substr(0, 3) == "gfx"; },
+                        [] { return createHipDevice(0); }};
+  // A named AMD target: the wave model when it is selected (the compiler then makes host
+  // objects for it), else the GPU, whose absence says how to run the model instead.
+  backend.createFor = [](std::string_view target) -> absl::StatusOr<std::unique_ptr<Device>> {
+    if (waveModelSelected()) return createWaveModelDevice(std::string(target));
+    absl::StatusOr<std::unique_ptr<Device>> gpu = createHipDevice(0);
+    if (gpu.ok()) return gpu;
+    return absl::Status(gpu.status().code(),
+                        absl::StrCat(gpu.status().message(), "; to run ", std::string(target),
+                                     " on the CPU wave model instead, set ",
+                                     kAmdToolchainVariable, "=", kWaveModelRoute));
+  };
+  return backend;
 }
 
 }  // namespace tilejit

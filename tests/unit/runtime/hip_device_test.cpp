@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <type_traits>
 
 #include "absl/strings/match.h"
 #include "runtime/backends/hip/hip_runtime.h"
+#include "runtime/backends/hip/wave_model_device.h"
 #include "runtime/device_registry.h"
 #include "support/dynamic_library.h"
 
@@ -143,8 +145,29 @@ TEST(HipDevice, AnAmdTargetSaysWhyThereIsNoDevice) {
   EXPECT_EQ(device.status().code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(device.status().message()),
               AllOf(HasSubstr("no device here runs target 'gfx942'"),
-                    HasSubstr("hip: no AMD GPU: hipInit returned 101 (hipErrorInvalidDevice)"),
+                    HasSubstr("hip: no AMD GPU: hipInit returned 101 (hipErrorInvalidDevice); "
+                              "to run gfx942 on the CPU wave model instead, set "
+                              "TILEJIT_AMD_TOOLCHAIN=wave-model"),
                     HasSubstr("cpu: host CPU")));
+}
+
+// The switch gives a named AMD target the wave model's device, GPU or not; the best device
+// (no target named) stays what the machine has.
+TEST(HipDevice, TheWaveModelSwitchGivesANamedTargetTheModel) {
+  const char* saved = std::getenv(kAmdToolchainVariable);
+  const std::string old = saved ? saved : "";
+  setenv(kAmdToolchainVariable, kWaveModelRoute, 1);
+  absl::StatusOr<std::unique_ptr<Device>> device = createDeviceForTarget("gfx1201");
+  absl::StatusOr<std::unique_ptr<Device>> notAmd = createDeviceForTarget("sm_90");
+  std::unique_ptr<Device> best = createBestDevice();
+  if (saved) setenv(kAmdToolchainVariable, old.c_str(), 1);
+  else unsetenv(kAmdToolchainVariable);
+  ASSERT_TRUE(device.ok()) << device.status();
+  EXPECT_EQ((*device)->target(), "gfx1201");
+  EXPECT_EQ((*device)->name().find("gfx1201 wave model on the host CPU"), 0u) << (*device)->name();
+  EXPECT_FALSE(notAmd.ok() && (*notAmd)->name().find("wave model") != std::string::npos);
+  ASSERT_NE(best, nullptr);
+  EXPECT_EQ(best->name().find("wave model"), std::string::npos) << best->name();
 }
 
 TEST(HipDevice, IsRegisteredAfterCudaAndBeforeTheCpu) {
