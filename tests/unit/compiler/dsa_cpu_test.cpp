@@ -1,0 +1,98 @@
+// The DSA decode kernels on the CPU backend: the candidate mask against vLLM's shared kernel
+// (seed 004's set), the indexer cache kernels at block sizes 1 to 256 against the exact
+// quantization, bad parameters named, and the mutants each set must catch.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "../dsa_cases.h"
+
+namespace tilejit {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+class DsaOnCpu : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { suite_ = new testing::SuiteResources(testing::SuiteDevice::kCpu); }
+  static void TearDownTestSuite() { delete suite_; }
+  void SetUp() override { ASSERT_TRUE(suite_->skipReason.empty()) << suite_->skipReason; }
+  std::unique_ptr<Op> op(std::string_view name, std::vector<std::string> assignments,
+                         const testing::TemplateEdit* edit = nullptr) {
+    auto created = testing::createDsaOp(*suite_, name, std::move(assignments), edit);
+    EXPECT_TRUE(created.ok()) << created.status();
+    return created.ok() ? std::move(*created) : nullptr;
+  }
+  static inline testing::SuiteResources* suite_ = nullptr;
+};
+
+TEST_F(DsaOnCpu, CandidateMaskMatchesSharedKernelWithinEnds) {
+  for (const char* block : {"block_size=8", "block_size=16"}) {
+    auto mask = op("candidate_mask", {block});
+    ASSERT_NE(mask, nullptr);
+    EXPECT_THAT(testing::candidateMaskFailures(*suite_, *mask), IsEmpty()) << block;
+  }
+}
+
+TEST_F(DsaOnCpu, CandidateMaskWithStartsAndRowRepeat) {
+  for (const char* repeat : {"row_repeat=2", "row_repeat=3"}) {
+    auto mask = op("candidate_mask", {"block_size=16", "has_starts=1", repeat});
+    ASSERT_NE(mask, nullptr);
+    EXPECT_THAT(testing::candidateMaskFailures(*suite_, *mask), IsEmpty()) << repeat;
+  }
+}
+
+TEST_F(DsaOnCpu, CandidateMaskBadBlockSizeIsNamed) {
+  auto created = testing::createDsaOp(*suite_, "candidate_mask", {"block_size=0"});
+  ASSERT_FALSE(created.ok());
+  EXPECT_THAT(std::string(created.status().message()), HasSubstr("block_size"));
+}
+
+TEST_F(DsaOnCpu, CandidateMaskMutantsFail) {
+  for (const testing::TemplateEdit& mutant : testing::maskMutants()) {
+    auto mask = op("candidate_mask", {"block_size=8"}, &mutant);
+    ASSERT_NE(mask, nullptr);
+    EXPECT_THAT(testing::candidateMaskFailures(*suite_, *mask), Not(IsEmpty())) << mutant.to;
+  }
+}
+
+// Block sizes 1 to 256: 1, non-multiples of 16 (8, 24, 48, 80, 100, 255) and the edges.
+TEST_F(DsaOnCpu, IndexerCacheKernelsAtEveryKindOfBlockSize) {
+  for (int64_t bs : {1, 2, 3, 7, 8, 16, 24, 48, 64, 80, 100, 128, 255, 256})
+    for (bool ue8m0 : {false, true}) {
+      const std::string block = "block_size=" + std::to_string(bs);
+      auto quant = op("indexer_k_quant_and_cache",
+                      {block, ue8m0 ? "scale_format=ue8m0" : "scale_format=float32"});
+      auto gather = op("gather_indexer_k_quant_cache", {block});
+      ASSERT_NE(quant, nullptr);
+      ASSERT_NE(gather, nullptr);
+      EXPECT_THAT(testing::indexerFailures(*suite_, *quant, gather.get(), bs, ue8m0, uint64_t(bs)),
+                  IsEmpty());
+    }
+}
+
+TEST_F(DsaOnCpu, IndexerBadBlockSizeIsNamed) {
+  for (const char* name : {"indexer_k_quant_and_cache", "gather_indexer_k_quant_cache"}) {
+    auto created = testing::createDsaOp(*suite_, name, {"block_size=257"});
+    ASSERT_FALSE(created.ok()) << name;
+    EXPECT_THAT(std::string(created.status().message()), HasSubstr("block_size")) << name;
+  }
+}
+
+TEST_F(DsaOnCpu, IndexerMutantsFail) {
+  for (const testing::TemplateEdit& mutant : testing::indexerMutants()) {
+    auto quant = op("indexer_k_quant_and_cache", {"block_size=24", "scale_format=ue8m0"}, &mutant);
+    ASSERT_NE(quant, nullptr);
+    EXPECT_THAT(testing::indexerFailures(*suite_, *quant, nullptr, 24, true, 5), Not(IsEmpty()))
+        << mutant.to;
+  }
+  const testing::TemplateEdit mutant = testing::gatherMutant();
+  auto quant = op("indexer_k_quant_and_cache", {"block_size=8"});
+  auto gather = op("gather_indexer_k_quant_cache", {"block_size=8"}, &mutant);
+  ASSERT_NE(gather, nullptr);
+  EXPECT_THAT(testing::indexerFailures(*suite_, *quant, gather.get(), 8, false, 6), Not(IsEmpty()));
+}
+
+}  // namespace
+}  // namespace tilejit
