@@ -46,6 +46,27 @@ inline absl::StatusOr<std::unique_ptr<Op>> createDsaOp(SuiteResources& suite, st
   return definition->create(*suite.jit, *suite.device, *config);
 }
 
+// The fixture of both suites: one device and JIT; a CUDA suite skips without a GPU, a CPU one
+// fails instead. op() creates an op (edited when a mutant is given) or records why not.
+template <SuiteDevice Kind>
+class DsaSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { suite_ = new SuiteResources(Kind); }
+  static void TearDownTestSuite() { delete suite_; }
+  void SetUp() override {
+    if (suite_->skipReason.empty()) return;
+    if (Kind == SuiteDevice::kCuda) GTEST_SKIP() << suite_->skipReason;
+    FAIL() << suite_->skipReason;
+  }
+  std::unique_ptr<Op> op(std::string_view name, std::vector<std::string> assignments,
+                         const TemplateEdit* edit = nullptr) {
+    auto created = createDsaOp(*suite_, name, std::move(assignments), edit);
+    EXPECT_TRUE(created.ok()) << created.status();
+    return created.ok() ? std::move(*created) : nullptr;
+  }
+  static inline SuiteResources* suite_ = nullptr;
+};
+
 // A mask problem of `ends` (one per bound row) with `perRow` candidates a row: padding (-1),
 // blocks past the width (the edge clamp) and blocks of the live range.
 inline reference::CandidateMaskProblem maskProblem(const Op& op, int64_t width,

@@ -32,8 +32,8 @@ absl::StatusOr<IndexerVerdict> checkGather(const Op& op, Device& device, const I
   TJ_ASSIGN_OR_RETURN(DeviceTensor deviceScale, DeviceTensor::upload(device, dstScale));
   TensorArg kArg = deviceK.arg();
   kArg.dtype = DType::kF8E4M3FN;
-  const std::vector<KernelArg> args = {cacheValuesArg(deviceCache.data(), p),
-                                       cacheScalesArg(deviceCache.data(), p), kArg,
+  const std::vector<KernelArg> args = {cacheViewArg(deviceCache.data(), p, DType::kF8E4M3FN),
+                                       cacheViewArg(deviceCache.data(), p, DType::kF32), kArg,
                                        deviceScale.arg(), deviceTable.arg(), deviceCu.arg()};
   TJ_RETURN_IF_ERROR(op.run(args));
   TJ_RETURN_IF_ERROR(device.synchronize());
@@ -74,30 +74,10 @@ absl::StatusOr<IndexerVerdict> checkGather(const Op& op, Device& device, const I
   return verdict;
 }
 
-namespace {
-
-absl::StatusOr<OpCheckReport> checkOp(JitCompiler& jit, Device& device,
-                                      const OpDefinition& definition, const OpConfig& config,
-                                      const OpCheckOptions& options) {
-  TJ_ASSIGN_OR_RETURN(std::unique_ptr<Op> op, definition.create(jit, device, config));
-  std::mt19937_64 rng(options.seed);
-  const int64_t bs = boundInteger(*op, "block_size", 64);
-  IndexerProblem problem =
-      makeIndexerProblem(bs, false, {bs + 1, 0, 1, 2 * bs, bs - 1, 5}, rng);
-  TJ_ASSIGN_OR_RETURN(IndexerVerdict verdict, checkGather(*op, device, problem));
-  OpCheckReport report;
-  report.compiled = op->compiled();
-  report.check.passed = verdict.passed;
-  report.check.error = double(verdict.wrong);
-  report.check.detail = verdict.detail;
-  report.bytes = double(problem.rowOfToken.size()) * 2 * kIndexerTokenBytes;
-  return report;
-}
-
-}  // namespace
-
 absl::Status register_gather_indexer_k_quant_cache(OpReferenceRegistry& registry) {
-  return registry.add({"gather_indexer_k_quant_cache", {}, checkOp});
+  // Values and scale read from the cache and written out.
+  return registry.add({"gather_indexer_k_quant_cache", {},
+                       indexerOpCheck(checkGather, 2 * kIndexerTokenBytes)});
 }
 
 }  // namespace reference

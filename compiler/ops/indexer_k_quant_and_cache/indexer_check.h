@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/ops/op.h"
 #include "tools/harness/host_tensor.h"
+#include "tools/harness/op_reference.h"
 
 namespace tilejit::reference {
 
@@ -59,8 +60,13 @@ absl::StatusOr<IndexerVerdict> checkQuantAndCache(const Op& op, Device& device,
 absl::StatusOr<IndexerVerdict> checkGather(const Op& op, Device& device,
                                            const IndexerProblem& problem);
 
-// Views of the cache as the kernels take it: fp8 bytes and float32 words, flattened per block.
-TensorArg cacheValuesArg(void* data, const IndexerProblem& problem);
-TensorArg cacheScalesArg(void* data, const IndexerProblem& problem);
+// The op reference of one indexer kernel: `check` on ragged sequences around the op's block
+// size (scale format as bound); `bytesPerToken` that the kernel must move at least.
+using IndexerCheck = absl::StatusOr<IndexerVerdict> (*)(const Op&, Device&, const IndexerProblem&);
+OpCheck indexerOpCheck(IndexerCheck check, double bytesPerToken);
+
+// The cache as the kernels take it, flattened per block: fp8 bytes (kF8E4M3FN) or float32
+// words (kF32).
+TensorArg cacheViewArg(void* data, const IndexerProblem& problem, DType dtype);
 
 }  // namespace tilejit::reference

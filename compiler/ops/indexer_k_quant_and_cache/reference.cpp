@@ -126,22 +126,32 @@ int64_t boundInteger(const Op& op, std::string_view name, int64_t fallback) {
   return absl::SimpleAtoi(boundParameter(op, name), &value) ? value : fallback;
 }
 
-TensorArg cacheValuesArg(void* data, const IndexerProblem& p) {
-  TensorArg arg;
-  arg.data = data;
-  arg.dtype = DType::kF8E4M3FN;
-  arg.rank = 2;
-  arg.shape[0] = p.numBlocks, arg.shape[1] = p.blockSize * kIndexerTokenBytes;
-  arg.strides[0] = arg.shape[1], arg.strides[1] = 1;
-  return arg;
+OpCheck indexerOpCheck(IndexerCheck check, double bytesPerToken) {
+  return [check, bytesPerToken](JitCompiler& jit, Device& device, const OpDefinition& definition,
+                                const OpConfig& config,
+                                const OpCheckOptions& options) -> absl::StatusOr<OpCheckReport> {
+    TJ_ASSIGN_OR_RETURN(std::unique_ptr<Op> op, definition.create(jit, device, config));
+    std::mt19937_64 rng(options.seed);
+    const int64_t bs = boundInteger(*op, "block_size", 64);
+    const IndexerProblem problem = makeIndexerProblem(
+        bs, boundParameter(*op, "scale_format") == "ue8m0", {bs + 1, 0, 1, 2 * bs, bs - 1, 5}, rng);
+    TJ_ASSIGN_OR_RETURN(IndexerVerdict verdict, check(*op, device, problem));
+    OpCheckReport report;
+    report.compiled = op->compiled();
+    report.check.passed = verdict.passed;
+    report.check.error = double(verdict.wrong);
+    report.check.detail = verdict.detail;
+    report.bytes = double(problem.rowOfToken.size()) * bytesPerToken;
+    return report;
+  };
 }
 
-TensorArg cacheScalesArg(void* data, const IndexerProblem& p) {
+TensorArg cacheViewArg(void* data, const IndexerProblem& p, DType dtype) {
   TensorArg arg;
   arg.data = data;
-  arg.dtype = DType::kF32;
+  arg.dtype = dtype;
   arg.rank = 2;
-  arg.shape[0] = p.numBlocks, arg.shape[1] = p.blockSize * kIndexerTokenBytes / 4;
+  arg.shape[0] = p.numBlocks, arg.shape[1] = p.blockSize * kIndexerTokenBytes / dtypeSize(dtype);
   arg.strides[0] = arg.shape[1], arg.strides[1] = 1;
   return arg;
 }
@@ -155,8 +165,8 @@ absl::StatusOr<IndexerVerdict> checkQuantAndCache(const Op& op, Device& device,
   TJ_ASSIGN_OR_RETURN(DeviceTensor k, DeviceTensor::upload(device, p.k));
   TJ_ASSIGN_OR_RETURN(DeviceTensor deviceCache, DeviceTensor::upload(device, cache));
   TJ_ASSIGN_OR_RETURN(DeviceTensor deviceSlots, DeviceTensor::upload(device, slots));
-  const std::vector<KernelArg> args = {k.arg(), cacheValuesArg(deviceCache.data(), p),
-                                       cacheScalesArg(deviceCache.data(), p), deviceSlots.arg()};
+  const std::vector<KernelArg> args = {k.arg(), cacheViewArg(deviceCache.data(), p, DType::kF8E4M3FN),
+                                       cacheViewArg(deviceCache.data(), p, DType::kF32), deviceSlots.arg()};
   TJ_RETURN_IF_ERROR(op.run(args));
   TJ_RETURN_IF_ERROR(device.synchronize());
   TJ_RETURN_IF_ERROR(deviceCache.download(cache));
@@ -174,30 +184,10 @@ absl::StatusOr<IndexerVerdict> checkQuantAndCache(const Op& op, Device& device,
   return verdict;
 }
 
-namespace {
-
-absl::StatusOr<OpCheckReport> checkOp(JitCompiler& jit, Device& device,
-                                      const OpDefinition& definition, const OpConfig& config,
-                                      const OpCheckOptions& options) {
-  TJ_ASSIGN_OR_RETURN(std::unique_ptr<Op> op, definition.create(jit, device, config));
-  std::mt19937_64 rng(options.seed);
-  const int64_t bs = boundInteger(*op, "block_size", 64);
-  IndexerProblem problem = makeIndexerProblem(
-      bs, boundParameter(*op, "scale_format") == "ue8m0", {0, 1, bs - 1, bs, bs + 1, 3 * bs + 5}, rng);
-  TJ_ASSIGN_OR_RETURN(IndexerVerdict verdict, checkQuantAndCache(*op, device, problem));
-  OpCheckReport report;
-  report.compiled = op->compiled();
-  report.check.passed = verdict.passed;
-  report.check.error = double(verdict.wrong);
-  report.check.detail = verdict.detail;
-  report.bytes = double(problem.slots.size()) * (2 * kIndexerHeadDim + kIndexerTokenBytes + 8);
-  return report;
-}
-
-}  // namespace
-
 absl::Status register_indexer_k_quant_and_cache(OpReferenceRegistry& registry) {
-  return registry.add({"indexer_k_quant_and_cache", {}, checkOp});
+  // K read, values and scale written, the slot read.
+  return registry.add({"indexer_k_quant_and_cache", {},
+                       indexerOpCheck(checkQuantAndCache, 2 * kIndexerHeadDim + kIndexerTokenBytes + 8)});
 }
 
 }  // namespace reference

@@ -13,19 +13,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-class DsaOnCpu : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { suite_ = new testing::SuiteResources(testing::SuiteDevice::kCpu); }
-  static void TearDownTestSuite() { delete suite_; }
-  void SetUp() override { ASSERT_TRUE(suite_->skipReason.empty()) << suite_->skipReason; }
-  std::unique_ptr<Op> op(std::string_view name, std::vector<std::string> assignments,
-                         const testing::TemplateEdit* edit = nullptr) {
-    auto created = testing::createDsaOp(*suite_, name, std::move(assignments), edit);
-    EXPECT_TRUE(created.ok()) << created.status();
-    return created.ok() ? std::move(*created) : nullptr;
-  }
-  static inline testing::SuiteResources* suite_ = nullptr;
-};
+using DsaOnCpu = testing::DsaSuite<testing::SuiteDevice::kCpu>;
 
 TEST_F(DsaOnCpu, CandidateMaskMatchesSharedKernelWithinEnds) {
   for (const char* block : {"block_size=8", "block_size=16"}) {

@@ -17,21 +17,7 @@ namespace {
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-class DsaOnCuda : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { suite_ = new testing::SuiteResources(testing::SuiteDevice::kCuda); }
-  static void TearDownTestSuite() { delete suite_; }
-  void SetUp() override {
-    if (!suite_->skipReason.empty()) GTEST_SKIP() << suite_->skipReason;
-  }
-  std::unique_ptr<Op> op(std::string_view name, std::vector<std::string> assignments,
-                         const testing::TemplateEdit* edit = nullptr) {
-    auto created = testing::createDsaOp(*suite_, name, std::move(assignments), edit);
-    EXPECT_TRUE(created.ok()) << created.status();
-    return created.ok() ? std::move(*created) : nullptr;
-  }
-  static inline testing::SuiteResources* suite_ = nullptr;
-};
+using DsaOnCuda = testing::DsaSuite<testing::SuiteDevice::kCuda>;
 
 TEST_F(DsaOnCuda, CandidateMaskMatchesSharedKernelWithinEnds) {
   for (std::vector<std::string> config : {std::vector<std::string>{"block_size=8"}, {"block_size=16"},
