@@ -20,6 +20,9 @@ Items (ITEMS=mask,slope,quant,gather; default all):
          of that cache, against cp_gather_indexer_k_quant_cache_triton. Bytes N * 264; floor:
          copy_ of as many bytes. Checked bitwise against torch indexing of the cache.
 
+MASK_PARAMS, QUANT_PARAMS, GATHER_PARAMS ("name=value,...") override the tuned parameters
+(each record names them under "params").
+
 Run on the GPU machine from the repo root (bash bench/run.sh dsa, or):
     PYTHONPATH=python:bench/peers PEERS_DIR=.peers python3 bench/bench_dsa.py
 Writes JSON lines to $OUT/dsa.jsonl and prints a table with each goal's verdict.
@@ -40,6 +43,13 @@ os.makedirs(OUT, exist_ok=True)
 sys.path.insert(0, os.environ.get("PEERS_DIR", os.path.join(os.path.dirname(__file__), "..", ".peers")))
 NINF_BITS = -8388608  # 0xFF800000, fp32 -inf as an int32 word
 BLOCK_SIZES = [int(b) for b in os.environ.get("BLOCK_SIZES", "1,8,16,24,48,64,80,128,256").split(",")]
+
+
+def overrides(item):
+    """Template parameters over the target's tuning, for sweeps: MASK_PARAMS="tile=512,grid_cols=64",
+    QUANT_PARAMS, GATHER_PARAMS."""
+    text = os.environ.get(f"{item.upper()}_PARAMS", "")
+    return dict(kv.split("=", 1) for kv in text.split(",") if kv)
 
 
 def record(rec):
@@ -76,14 +86,14 @@ def item_mask(jit, cbk):
     gen = torch.Generator(device="cuda").manual_seed(7)
     ends = torch.randint(128, 4097, (rows,), device="cuda", generator=gen, dtype=torch.int64).to(torch.int32)
     for block in (64, 16):
-        kernel = jit.load("candidate_mask", block_size=block)
+        kernel = jit.load("candidate_mask", block_size=block, **overrides("mask"))
         for k in (16, 256):
             logits, cand = mask_inputs(rows, width, ends, block, k, gen)
             words = logits.view(torch.int32)
             args = kernel.make_args(words.unsqueeze(-1), ends, ends, cand)
             got = logits.clone()
             kernel.launch_args(kernel.make_args(got.view(torch.int32).unsqueeze(-1), ends, ends, cand))
-            rec = dict(item="mask", rows=rows, width=width, block=block, K=k,
+            rec = dict(item="mask", params=overrides("mask"), rows=rows, width=width, block=block, K=k,
                        ends_min=int(ends.min()), ends_max=int(ends.max()))
             cols = torch.arange(width, device="cuda")[None, :]
             inside = cols < ends[:, None].long()
@@ -107,14 +117,14 @@ def item_mask(jit, cbk):
 def item_slope(jit, cbk):
     rows, width, block, k = 96, 1 << 20, 64, 16
     gen = torch.Generator(device="cuda").manual_seed(8)
-    kernel = jit.load("candidate_mask", block_size=block)
+    kernel = jit.load("candidate_mask", block_size=block, **overrides("mask"))
     points = []
     for end in (128, 512, 2048, 8192, 32768, 131072, 524288, width):
         ends = torch.full((rows,), end, dtype=torch.int32, device="cuda")
         logits, cand = mask_inputs(rows, width, ends, block, k, gen)
         args = kernel.make_args(logits.view(torch.int32).unsqueeze(-1), ends, ends, cand)
         r = bench(lambda: kernel.launch_args(args))
-        rec = dict(item="slope", rows=rows, width=width, block=block, K=k, end=end,
+        rec = dict(item="slope", params=overrides("mask"), rows=rows, width=width, block=block, K=k, end=end,
                    live_columns=rows * end, tilejit_us=us(r), tilejit=r)
         if cbk is not None:
             pr = bench(lambda: cbk.apply_candidate_mask(logits, None, ends, cand, block))
@@ -162,7 +172,7 @@ def item_quant(jit, ipk):
         slots = torch.randperm(blocks * block, device="cuda", generator=gen)[:n].contiguous()
         q_ref, s_ref = None, None
         for fmt in ("float32", "ue8m0"):
-            kernel = jit.load("indexer_k_quant_and_cache", block_size=block, scale_format=fmt)
+            kernel = jit.load("indexer_k_quant_and_cache", block_size=block, scale_format=fmt, **overrides("quant"))
             cache = torch.full((blocks, block, 132), 0xFF, dtype=torch.uint8, device="cuda")
             values, scales = cache_views(cache)
             args = kernel.make_args(k, values, scales, slots)
@@ -171,7 +181,7 @@ def item_quant(jit, ipk):
             b, o = slots // block, slots % block
             got_v = values.view(torch.uint8).view(blocks, -1)[:, :block * 128].reshape(blocks, block, 128)[b, o]
             got_s = scales[:, block * 32:][b, o]
-            rec = dict(item="quant", N=n, block=block, scale_format=fmt, bytes=moved,
+            rec = dict(item="quant", params=overrides("quant"), N=n, block=block, scale_format=fmt, bytes=moved,
                        exact=bool(torch.equal(got_v, q_ref.view(torch.uint8)) and
                                   torch.equal(got_s.view(torch.int32), s_ref[:, 0].view(torch.int32))))
             r = bench(lambda: kernel.launch_args(args))
@@ -208,7 +218,7 @@ def item_gather(jit, ipk):
         table = torch.randperm(blocks, device="cuda", generator=gen)[:seqs * per_seq].view(seqs, per_seq).to(torch.int32)
         cache = torch.randint(0, 256, (blocks, block, 132), dtype=torch.uint8, device="cuda", generator=gen)
         values, scales = cache_views(cache)
-        kernel = jit.load("gather_indexer_k_quant_cache", block_size=block)
+        kernel = jit.load("gather_indexer_k_quant_cache", block_size=block, **overrides("gather"))
         out_k = torch.full((n, 128), 0xFF, dtype=torch.uint8, device="cuda").view(torch.float8_e4m3fn)
         out_s = torch.full((n, 1), float("nan"), dtype=torch.float32, device="cuda")
         args = kernel.make_args(values, scales, out_k, out_s, table, cu)
@@ -218,7 +228,7 @@ def item_gather(jit, ipk):
         off = pos % block
         want_k = values.view(torch.uint8)[:, :block * 128].reshape(blocks, block, 128)[blk, off]
         want_s = scales[:, block * 32:][blk, off]
-        rec = dict(item="gather", N=n, seqs=seqs, block=block, bytes=moved,
+        rec = dict(item="gather", params=overrides("gather"), N=n, seqs=seqs, block=block, bytes=moved,
                    exact=bool(torch.equal(out_k.view(torch.uint8), want_k) and
                               torch.equal(out_s[:, 0].view(torch.int32), want_s.view(torch.int32))))
         r = bench(lambda: kernel.launch_args(args))

@@ -58,32 +58,46 @@ tj.template @gather_indexer_k_quant_cache {
       %pow_next = arith.muli %pow, %c2 : index
       scf.yield %acc_next, %pow_next : index, index
     }
-    scf.for %token = %first to %end step %c1 {
+    // Consecutive tokens mostly share a sequence: its bounds are carried, and searched for
+    // (binary search of cu_seq_lens) only where a token falls outside them.
+    %carried:3 = scf.for %token = %first to %end step %c1
+        iter_args(%seq_c = %c0, %seq_begin_c = %c0, %seq_end_c = %c0) -> (index, index, index) {
       %in_batch = arith.cmpi sge, %token, %begin : index
       %before_total = arith.cmpi slt, %token, %total : index
       %live = arith.andi %in_batch, %before_total : i1
-      scf.if %live {
-        // The sequence: how many sequences end at or before the token (cu_seq_lens sorted).
-        %seq, %unused = scf.for %s = %c0 to %steps step %c1 iter_args(%lo = %c0, %hi = %seqs)
-            -> (index, index) {
-          %open = arith.cmpi slt, %lo, %hi : index
-          %lo_next, %hi_next = scf.if %open -> (index, index) {
-            %sum = arith.addi %lo, %hi : index
-            %mid = arith.divsi %sum, %c2 : index
-            %mid_next = arith.addi %mid, %c1 : index
-            %seq_end_i32 = tj.load_scalar %cu_seq_lens[%mid_next] : !tj.view<[num_seqs_plus_one], i32> -> i32
-            %seq_end = arith.index_cast %seq_end_i32 : i32 to index
-            %ended = arith.cmpi sle, %seq_end, %token : index
-            %lo_moved = arith.select %ended, %mid_next, %lo : index
-            %hi_moved = arith.select %ended, %hi, %mid : index
-            scf.yield %lo_moved, %hi_moved : index, index
-          } else {
-            scf.yield %lo, %hi : index, index
+      %next:3 = scf.if %live -> (index, index, index) {
+        %after_begin = arith.cmpi sge, %token, %seq_begin_c : index
+        %before_end = arith.cmpi slt, %token, %seq_end_c : index
+        %known = arith.andi %after_begin, %before_end : i1
+        %seq, %seq_begin, %seq_end = scf.if %known -> (index, index, index) {
+          scf.yield %seq_c, %seq_begin_c, %seq_end_c : index, index, index
+        } else {
+          // How many sequences end at or before the token (cu_seq_lens is sorted).
+          %found, %unused = scf.for %s = %c0 to %steps step %c1 iter_args(%lo = %c0, %hi = %seqs)
+              -> (index, index) {
+            %open = arith.cmpi slt, %lo, %hi : index
+            %lo_next, %hi_next = scf.if %open -> (index, index) {
+              %sum = arith.addi %lo, %hi : index
+              %mid = arith.divsi %sum, %c2 : index
+              %mid_next = arith.addi %mid, %c1 : index
+              %mid_end_i32 = tj.load_scalar %cu_seq_lens[%mid_next] : !tj.view<[num_seqs_plus_one], i32> -> i32
+              %mid_end = arith.index_cast %mid_end_i32 : i32 to index
+              %ended = arith.cmpi sle, %mid_end, %token : index
+              %lo_moved = arith.select %ended, %mid_next, %lo : index
+              %hi_moved = arith.select %ended, %hi, %mid : index
+              scf.yield %lo_moved, %hi_moved : index, index
+            } else {
+              scf.yield %lo, %hi : index, index
+            }
+            scf.yield %lo_next, %hi_next : index, index
           }
-          scf.yield %lo_next, %hi_next : index, index
+          %found_next = arith.addi %found, %c1 : index
+          %found_begin_i32 = tj.load_scalar %cu_seq_lens[%found] : !tj.view<[num_seqs_plus_one], i32> -> i32
+          %found_end_i32 = tj.load_scalar %cu_seq_lens[%found_next] : !tj.view<[num_seqs_plus_one], i32> -> i32
+          %found_begin = arith.index_cast %found_begin_i32 : i32 to index
+          %found_end = arith.index_cast %found_end_i32 : i32 to index
+          scf.yield %found, %found_begin, %found_end : index, index, index
         }
-        %seq_begin_i32 = tj.load_scalar %cu_seq_lens[%seq] : !tj.view<[num_seqs_plus_one], i32> -> i32
-        %seq_begin = arith.index_cast %seq_begin_i32 : i32 to index
         %position = arith.subi %token, %seq_begin : index
         %logical = arith.divsi %position, %block_size : index
         %offset = arith.remsi %position, %block_size : index
@@ -99,7 +113,11 @@ tj.template @gather_indexer_k_quant_cache {
             : !tj.view<[num_blocks, block_words], f32> -> tensor<1x1xf32>
         tj.store %scale, %dst_scale[%token, %c0]
             : tensor<1x1xf32>, !tj.view<[num_tokens, 1], f32>
+        scf.yield %seq, %seq_begin, %seq_end : index, index, index
+      } else {
+        scf.yield %seq_c, %seq_begin_c, %seq_end_c : index, index, index
       }
+      scf.yield %next#0, %next#1, %next#2 : index, index, index
     }
   }
 }

@@ -67,14 +67,15 @@ tj.template @indexer_k_quant_and_cache {
     %floor_t = tj.full %floor [1] : f32 -> tensor<1xf32>
     %fp8_max_t = tj.full %fp8_max [1] : f32 -> tensor<1xf32>
     scf.for %token = %first to %end step %c1 {
+      // The row is read before the slot is known, so the two reads overlap.
+      %x = tj.load %k[%token, %c0] [1, 128]
+          : !tj.view<[num_tokens, 128], !tj.dtype<"dtype">> -> tensor<1x128x!tj.dtype<"dtype">>
       %slot = tj.load_scalar %slot_mapping[%token] : !tj.view<[num_tokens], i64> -> i64
       %keep = arith.cmpi sge, %slot, %c0_i64 : i64
       scf.if %keep {
         %slot_index = arith.index_cast %slot : i64 to index
         %block = arith.divsi %slot_index, %block_size : index
         %offset = arith.remsi %slot_index, %block_size : index
-        %x = tj.load %k[%token, %c0] [1, 128]
-            : !tj.view<[num_tokens, 128], !tj.dtype<"dtype">> -> tensor<1x128x!tj.dtype<"dtype">>
         %xf = arith.extf %x : tensor<1x128x!tj.dtype<"dtype">> to tensor<1x128xf32>
         %magnitude = math.absf %xf : tensor<1x128xf32>
         %amax = tj.reduce max %magnitude axis 1 : tensor<1x128xf32> -> tensor<1xf32>

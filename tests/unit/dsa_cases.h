@@ -98,7 +98,7 @@ inline std::vector<std::string> candidateMaskFailures(SuiteResources& suite, con
   const int64_t tile = reference::boundInteger(op, "tile", 0);
   const int64_t grid = reference::boundInteger(op, "grid_cols", 0);
   // Narrow: fewer tiles than programs (the min() of the grid); saturated: every program strides.
-  const int64_t narrow = tile * std::min<int64_t>(grid, 4) - tile / 2 - 1;
+  const int64_t narrow = std::max<int64_t>(tile * (std::min<int64_t>(grid, 4) - 1) - tile / 2 - 1, tile / 2 + 3);
   const int64_t saturated = 2 * grid * tile + tile / 2 + 3;
   std::mt19937_64 rng(11);
   for (int64_t width : {narrow, saturated})

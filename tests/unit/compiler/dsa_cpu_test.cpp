@@ -16,10 +16,12 @@ using ::testing::Not;
 using DsaOnCpu = testing::DsaSuite<testing::SuiteDevice::kCpu>;
 
 TEST_F(DsaOnCpu, CandidateMaskMatchesSharedKernelWithinEnds) {
-  for (const char* block : {"block_size=8", "block_size=16"}) {
-    auto mask = op("candidate_mask", {block});
+  for (std::vector<std::string> config :
+       {std::vector<std::string>{"block_size=8"}, {"block_size=16"},
+        {"block_size=8", "tile=128", "grid_cols=3"}, {"block_size=16", "tile=512", "grid_cols=1"}}) {
+    auto mask = op("candidate_mask", config);
     ASSERT_NE(mask, nullptr);
-    EXPECT_THAT(testing::candidateMaskFailures(*suite_, *mask), IsEmpty()) << block;
+    EXPECT_THAT(testing::candidateMaskFailures(*suite_, *mask), IsEmpty()) << config.back();
   }
 }
 
