@@ -41,7 +41,6 @@ import tilejit  # noqa: E402
 OUT = os.environ.get("OUT", "/tmp/out")
 os.makedirs(OUT, exist_ok=True)
 sys.path.insert(0, os.environ.get("PEERS_DIR", os.path.join(os.path.dirname(__file__), "..", ".peers")))
-NINF_BITS = -8388608  # 0xFF800000, fp32 -inf as an int32 word
 BLOCK_SIZES = [int(b) for b in os.environ.get("BLOCK_SIZES", "1,8,16,24,48,64,80,128,256").split(",")]
 
 
@@ -52,7 +51,11 @@ def overrides(item):
     return dict(kv.split("=", 1) for kv in text.split(",") if kv)
 
 
+RECORDS = []
+
+
 def record(rec):
+    RECORDS.append(rec)
     with open(os.path.join(OUT, "dsa.jsonl"), "a") as f:
         f.write(json.dumps(rec) + "\n")
     print(json.dumps({k: v for k, v in rec.items() if not isinstance(v, dict)}))
@@ -138,8 +141,8 @@ def item_slope(jit, cbk):
     my = sum(y for _, y in points) / n
     slope = sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points)
     record(dict(item="slope_fit", us_per_million_live_columns=slope * 1e6, intercept_us=my - slope * mx,
-                # at the fit's slope a live column costs 8 bytes (read + write): the implied TB/s
-                implied_TBps=8e-6 / (slope * 1e-6) / 1e6 if slope > 0 else None))
+                # a live column moves 8 bytes (read + write): the TB/s the slope implies
+                implied_TBps=8e-6 / slope if slope > 0 else None))
 
 
 def e4m3_reference(k, ue8m0):
@@ -147,8 +150,9 @@ def e4m3_reference(k, ue8m0):
     amax = k.float().abs().amax(-1, keepdim=True)
     scale = amax.clamp_min(1e-4) / 448.0
     if ue8m0:
+        # scale = mant * 2^exp, mant in [0.5, 1): a power of two already, or 2^exp built from its bits
         mant, exp = torch.frexp(scale)
-        scale = torch.where(mant == 0.5, scale, torch.ldexp(torch.ones_like(scale), exp))
+        scale = torch.where(mant == 0.5, scale, ((exp + 127) << 23).to(torch.int32).view(torch.float32))
     return (k.float() / scale).to(torch.float8_e4m3fn), scale
 
 
@@ -258,6 +262,34 @@ def main():
                         ("quant", item_quant, ipk), ("gather", item_gather, ipk)):
         if name in items:
             fn(jit, p)
+    summary()
+
+
+def summary():
+    """One line per goal: its verdict over every record of the run, and the worst case."""
+    def line(goal, recs, ok, worst):
+        if recs:
+            verdict = "PASS" if all(ok(r) for r in recs) else "FAIL"
+            print(f"GOAL {goal}: {verdict} ({worst(recs)})")
+    mask = [r for r in RECORDS if r["item"] == "mask"]
+    line("mask exact within ends, untouched past them", mask,
+         lambda r: r["past_end_untouched"] and r.get("equal_to_peer_within_ends", False),
+         lambda rs: f"{len(rs)} cases")
+    timed = [r for r in mask if "speedup" in r]
+    line("mask >= 6x the shared kernel", timed, lambda r: r["speedup"] >= 6,
+         lambda rs: "worst %.2fx: %.1f us vs %.1f us" % min((r["speedup"], r["tilejit_us"], r["peer_us"]) for r in rs))
+    for r in RECORDS:
+        if r["item"] == "slope_fit":
+            print("SLOPE mask time over live columns: %.3f us per million live columns, intercept %.1f us"
+                  % (r["us_per_million_live_columns"], r["intercept_us"]))
+    for item in ("quant", "gather"):
+        recs = [r for r in RECORDS if r["item"] == item]
+        line(f"{item} exact", recs, lambda r: r["exact"], lambda rs: f"{len(rs)} cases")
+        line(f"{item} >= 85 % of the copy floor", recs, lambda r: r["of_floor"] >= 0.85,
+             lambda rs: "worst %.0f %% at block %d" % min((100 * r["of_floor"], r["block"]) for r in rs))
+        peers = [r for r in recs if "speedup" in r]
+        line(f"{item} faster than the Triton peer", peers, lambda r: r["speedup"] > 1,
+             lambda rs: "worst %.2fx at block %d" % min((r["speedup"], r["block"]) for r in rs))
 
 
 if __name__ == "__main__":
