@@ -1,11 +1,11 @@
 // The op "gather_indexer_k_quant_cache": one kernel gathering the fp8 indexer K rows and
 // scales of a batch of sequences out of the paged indexer cache (chunked prefill).
-#include "compiler/ops/op.h"
+#include "compiler/ops/indexer_k_quant_and_cache/indexer_cache_op.h"
 
 namespace tilejit::ops {
 
 absl::Status register_gather_indexer_k_quant_cache(OpRegistry& registry) {
-  return addSingleKernelOp(
+  return addIndexerCacheOp(
       registry, "gather_indexer_k_quant_cache",
       "gather sequences' fp8 indexer K rows and scales from the paged indexer cache by block "
       "table and cu_seq_lens",

@@ -70,6 +70,36 @@ TEST_F(DsaOnCpu, IndexerBadBlockSizeIsNamed) {
   }
 }
 
+// A cache of another block size, or two views of different caches, is an error naming the
+// argument, not a kernel writing at the wrong places.
+TEST_F(DsaOnCpu, IndexerCacheViewsOfAnotherLayoutAreNamed) {
+  auto quant = op("indexer_k_quant_and_cache", {"block_size=8"});
+  ASSERT_NE(quant, nullptr);
+  std::mt19937_64 rng(1);
+  reference::IndexerProblem p = reference::makeIndexerProblem(8, false, {5}, rng);
+  reference::IndexerProblem wrong = p;
+  wrong.blockSize = 16;  // the same bytes read as a cache of 16-token blocks
+  wrong.numBlocks = p.numBlocks / 2;
+  HostTensor cache(DType::kU8, {p.numBlocks * 8 * reference::kIndexerTokenBytes}), other = cache;
+  HostTensor slots(DType::kI64, {int64_t(p.slots.size())});
+  auto k = DeviceTensor::upload(*suite_->device, p.k);
+  auto c = DeviceTensor::upload(*suite_->device, cache), d = DeviceTensor::upload(*suite_->device, other);
+  auto s = DeviceTensor::upload(*suite_->device, slots);
+  ASSERT_TRUE(k.ok() && c.ok() && d.ok() && s.ok());
+  auto run = [&](const TensorArg& values, const TensorArg& scales) {
+    return std::string(quant->run({k->arg(), values, scales, s->arg()}).message());
+  };
+  EXPECT_THAT(run(reference::cacheViewArg(c->data(), wrong, DType::kF8E4M3FN),
+                  reference::cacheViewArg(c->data(), p, DType::kF32)),
+              HasSubstr("argument 'cache_values' has 2112 bytes per block, but block_size 8 needs 1056"));
+  EXPECT_THAT(run(reference::cacheViewArg(c->data(), p, DType::kF8E4M3FN),
+                  reference::cacheViewArg(c->data(), wrong, DType::kF32)),
+              HasSubstr("argument 'cache_scales' has 528 words per block"));
+  EXPECT_THAT(run(reference::cacheViewArg(c->data(), p, DType::kF8E4M3FN),
+                  reference::cacheViewArg(d->data(), p, DType::kF32)),
+              HasSubstr("must view the same cache"));
+}
+
 TEST_F(DsaOnCpu, IndexerMutantsFail) {
   for (const testing::TemplateEdit& mutant : testing::indexerMutants()) {
     auto quant = op("indexer_k_quant_and_cache", {"block_size=24", "scale_format=ue8m0"}, &mutant);
