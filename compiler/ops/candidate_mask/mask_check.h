@@ -41,6 +41,7 @@ struct MaskVerdict {
   int64_t writtenOutside = 0;  // words past a row's end or between strided columns that changed
   int64_t compared = 0;
   std::string detail;
+  double medianMs = 0;  // of `iterations` timed runs after the checked one (0: none)
 };
 
 // `before` and `after`: the logits storage around one run of the op.
@@ -54,6 +55,7 @@ std::vector<uint32_t> randomWords(int64_t count, std::mt19937_64& rng);
 // Runs the op once on fresh buffers and judges it.
 absl::StatusOr<MaskVerdict> runCandidateMask(const Op& op, Device& device,
                                              const CandidateMaskProblem& problem,
-                                             int64_t columnStride, uint64_t seed);
+                                             int64_t columnStride, uint64_t seed,
+                                             int iterations = 0);
 
 }  // namespace tilejit::reference

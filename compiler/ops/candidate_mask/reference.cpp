@@ -2,6 +2,7 @@
 // [0, end), bitwise; every word past a row's end and between strided columns unchanged (a
 // kernel that rewrites the whole row fails, not only one that masks wrongly).
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "absl/strings/str_format.h"
@@ -105,9 +106,11 @@ MaskVerdict judgeCandidateMask(const CandidateMaskProblem& problem, int64_t colu
   }
   verdict.passed = verdict.wrongInside == 0 && verdict.writtenOutside == 0;
   verdict.detail = absl::StrFormat(
-      "%d of %d columns within [0, end) differ from vLLM's shared mask (first: row %d column "
-      "%d); %d words past the ends or between strided columns changed",
-      verdict.wrongInside, verdict.compared, firstRow, firstCol, verdict.writtenOutside);
+      "%d of %d columns within [0, end) differ from vLLM's shared mask%s; %d words past the ends "
+      "or between strided columns changed",
+      verdict.wrongInside, verdict.compared,
+      firstRow < 0 ? "" : absl::StrFormat(" (first: row %d column %d)", firstRow, firstCol),
+      verdict.writtenOutside);
   return verdict;
 }
 
@@ -119,7 +122,7 @@ std::vector<uint32_t> randomWords(int64_t count, std::mt19937_64& rng) {
 
 absl::StatusOr<MaskVerdict> runCandidateMask(const Op& op, Device& device,
                                              const CandidateMaskProblem& problem,
-                                             int64_t columnStride, uint64_t seed) {
+                                             int64_t columnStride, uint64_t seed, int iterations) {
   TJ_ASSIGN_OR_RETURN(std::unique_ptr<MaskBuffers> buffers,
                       MaskBuffers::create(device, problem, columnStride));
   std::mt19937_64 rng(seed);
@@ -129,7 +132,9 @@ absl::StatusOr<MaskVerdict> runCandidateMask(const Op& op, Device& device,
   TJ_RETURN_IF_ERROR(op.run(args));
   TJ_RETURN_IF_ERROR(device.synchronize());
   TJ_ASSIGN_OR_RETURN(std::vector<uint32_t> after, buffers->logits());
-  return judgeCandidateMask(problem, columnStride, before, after);
+  MaskVerdict verdict = judgeCandidateMask(problem, columnStride, before, after);
+  TJ_ASSIGN_OR_RETURN(verdict.medianMs, medianMs(device, [&] { return op.run(args); }, iterations));
+  return verdict;
 }
 
 namespace {
@@ -163,14 +168,20 @@ CandidateMaskProblem randomProblem(const Op& op, const OpCheckOptions& options,
 absl::StatusOr<OpCheckReport> checkOp(JitCompiler& jit, Device& device,
                                       const OpDefinition& definition, const OpConfig& config,
                                       const OpCheckOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
   TJ_ASSIGN_OR_RETURN(std::unique_ptr<Op> op, definition.create(jit, device, config));
+  const double loadSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::mt19937_64 rng(options.seed);
   absl::Status bound;
   CandidateMaskProblem problem = randomProblem(*op, options, rng, bound);
   TJ_RETURN_IF_ERROR(bound);
-  TJ_ASSIGN_OR_RETURN(MaskVerdict verdict, runCandidateMask(*op, device, problem, 1, options.seed));
+  TJ_ASSIGN_OR_RETURN(MaskVerdict verdict,
+                      runCandidateMask(*op, device, problem, 1, options.seed, options.iterations));
   OpCheckReport report;
   report.compiled = op->compiled();
+  report.loadSeconds = loadSeconds;
+  report.medianMs = verdict.medianMs;
   report.check.passed = verdict.passed;
   report.check.error = double(verdict.wrongInside + verdict.writtenOutside);
   report.check.detail = verdict.detail;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -51,18 +52,22 @@ struct IndexerVerdict {
   bool passed = false;
   int64_t wrong = 0, compared = 0;
   std::string detail;
+  double medianMs = 0;  // of `iterations` timed runs after the checked one (0: none)
 };
+// The median milliseconds of `iterations` runs of `work` after 3 warm-up ones (0 if none).
+absl::StatusOr<double> medianMs(Device& device, const std::function<absl::Status()>& work,
+                                int iterations);
 // Runs indexer_k_quant_and_cache on a NaN-filled cache and compares every cache byte.
 absl::StatusOr<IndexerVerdict> checkQuantAndCache(const Op& op, Device& device,
-                                                  const IndexerProblem& problem);
+                                                  const IndexerProblem& problem, int iterations = 0);
 // Runs gather_indexer_k_quant_cache on the reference cache into poisoned outputs (rows past the
 // batch included) and compares them with the quantized un-paged rows.
 absl::StatusOr<IndexerVerdict> checkGather(const Op& op, Device& device,
-                                           const IndexerProblem& problem);
+                                           const IndexerProblem& problem, int iterations = 0);
 
 // The op reference of one indexer kernel: `check` on ragged sequences around the op's block
 // size (scale format as bound); `bytesPerToken` that the kernel must move at least.
-using IndexerCheck = absl::StatusOr<IndexerVerdict> (*)(const Op&, Device&, const IndexerProblem&);
+using IndexerCheck = absl::StatusOr<IndexerVerdict> (*)(const Op&, Device&, const IndexerProblem&, int);
 OpCheck indexerOpCheck(IndexerCheck check, double bytesPerToken);
 
 // The cache as the kernels take it, flattened per block: fp8 bytes (kF8E4M3FN) or float32

@@ -2,6 +2,7 @@
 // gather_indexer_k_quant_cache): every kept row's 128 fp8 codes and its scale land bit-exactly
 // at its slot in vLLM's layout; every other byte keeps its NaN poison.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -130,14 +131,19 @@ OpCheck indexerOpCheck(IndexerCheck check, double bytesPerToken) {
   return [check, bytesPerToken](JitCompiler& jit, Device& device, const OpDefinition& definition,
                                 const OpConfig& config,
                                 const OpCheckOptions& options) -> absl::StatusOr<OpCheckReport> {
+    const auto start = std::chrono::steady_clock::now();
     TJ_ASSIGN_OR_RETURN(std::unique_ptr<Op> op, definition.create(jit, device, config));
+    const double loadSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::mt19937_64 rng(options.seed);
     const int64_t bs = boundInteger(*op, "block_size", 64);
     const IndexerProblem problem = makeIndexerProblem(
         bs, boundParameter(*op, "scale_format") == "ue8m0", {bs + 1, 0, 1, 2 * bs, bs - 1, 5}, rng);
-    TJ_ASSIGN_OR_RETURN(IndexerVerdict verdict, check(*op, device, problem));
+    TJ_ASSIGN_OR_RETURN(IndexerVerdict verdict, check(*op, device, problem, options.iterations));
     OpCheckReport report;
     report.compiled = op->compiled();
+    report.loadSeconds = loadSeconds;
+    report.medianMs = verdict.medianMs;
     report.check.passed = verdict.passed;
     report.check.error = double(verdict.wrong);
     report.check.detail = verdict.detail;
@@ -156,8 +162,16 @@ TensorArg cacheViewArg(void* data, const IndexerProblem& p, DType dtype) {
   return arg;
 }
 
+absl::StatusOr<double> medianMs(Device& device, const std::function<absl::Status()>& work,
+                                int iterations) {
+  if (iterations <= 0) return 0.0;
+  TJ_ASSIGN_OR_RETURN(std::vector<double> times, device.time(work, 3, iterations));
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
 absl::StatusOr<IndexerVerdict> checkQuantAndCache(const Op& op, Device& device,
-                                                  const IndexerProblem& p) {
+                                                  const IndexerProblem& p, int iterations) {
   const std::vector<uint8_t> want = referenceCache(p);
   HostTensor cache(DType::kU8, {int64_t(want.size())}), slots(DType::kI64, {int64_t(p.slots.size())});
   std::fill(cache.bytes.begin(), cache.bytes.end(), 0xFF);
@@ -171,16 +185,18 @@ absl::StatusOr<IndexerVerdict> checkQuantAndCache(const Op& op, Device& device,
   TJ_RETURN_IF_ERROR(device.synchronize());
   TJ_RETURN_IF_ERROR(deviceCache.download(cache));
   IndexerVerdict verdict;
+  TJ_ASSIGN_OR_RETURN(verdict.medianMs, medianMs(device, [&] { return op.run(args); }, iterations));
   int64_t firstWrong = -1;
   verdict.compared = int64_t(want.size());
   for (size_t i = 0; i < want.size(); ++i)
     if (cache.bytes[i] != want[i] && verdict.wrong++ == 0) firstWrong = int64_t(i);
   verdict.passed = verdict.wrong == 0;
   verdict.detail = absl::StrFormat(
-      "block_size %d%s: %d of %d cache bytes differ from the reference (first at byte %d: block "
-      "%d, byte %d of it)",
-      p.blockSize, p.ue8m0 ? " ue8m0" : "", verdict.wrong, verdict.compared, firstWrong,
-      firstWrong / (p.blockSize * kIndexerTokenBytes), firstWrong % (p.blockSize * kIndexerTokenBytes));
+      "block_size %d%s: %d of %d cache bytes differ from the reference%s", p.blockSize,
+      p.ue8m0 ? " ue8m0" : "", verdict.wrong, verdict.compared,
+      firstWrong < 0 ? "" : absl::StrFormat(" (first: block %d, byte %d of it)",
+                                            firstWrong / (p.blockSize * kIndexerTokenBytes),
+                                            firstWrong % (p.blockSize * kIndexerTokenBytes)));
   return verdict;
 }
 
