@@ -37,9 +37,10 @@ struct IndexerProblem {
   std::vector<int64_t> rowOfToken;  // row of k holding token j of the batch (cu_seq_lens order)
 };
 
-// Sequences of `seqLens` tokens, rows of widely varying magnitude (some below the 1e-4 floor).
+// Sequences of `seqLens` tokens, rows of widely varying magnitude (some below the 1e-4 floor),
+// in shuffled blocks of a cache holding `spareBlocks` blocks no sequence owns besides.
 IndexerProblem makeIndexerProblem(int64_t blockSize, bool ue8m0, std::vector<int64_t> seqLens,
-                                  std::mt19937_64& rng);
+                                  std::mt19937_64& rng, int64_t spareBlocks = 2);
 // The cache after quantizing every kept row: bytes of [numBlocks, blockSize, 132], every byte
 // no row writes left 0xFF (fp8 NaN; a scale of four such bytes is a NaN too).
 std::vector<uint8_t> referenceCache(const IndexerProblem& problem);

@@ -47,7 +47,7 @@ float indexerScale(float amax, bool ue8m0) {
 }
 
 IndexerProblem makeIndexerProblem(int64_t blockSize, bool ue8m0, std::vector<int64_t> seqLens,
-                                  std::mt19937_64& rng) {
+                                  std::mt19937_64& rng, int64_t spareBlocks) {
   IndexerProblem p;
   p.blockSize = blockSize;
   p.ue8m0 = ue8m0;
@@ -58,7 +58,7 @@ IndexerProblem makeIndexerProblem(int64_t blockSize, bool ue8m0, std::vector<int
     used += blocks, total += len;
     p.maxBlocksPerSeq = std::max(p.maxBlocksPerSeq, std::max<int64_t>(blocks, 1));
   }
-  p.numBlocks = used + 2;  // two blocks no sequence owns: they must stay poisoned
+  p.numBlocks = used + spareBlocks;  // blocks no sequence owns: they must stay poisoned
   std::vector<int32_t> order(static_cast<size_t>(p.numBlocks));
   std::iota(order.begin(), order.end(), 0);
   std::shuffle(order.begin(), order.end(), rng);

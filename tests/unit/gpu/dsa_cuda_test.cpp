@@ -100,6 +100,24 @@ TEST_F(DsaOnCuda, IndexerCacheKernelsAcrossBlockSizes) {
   }
 }
 
+// A cache past 2^31 bytes (64-bit addressing): 260000 blocks of 64 tokens (2.2 GB), the
+// sequences' blocks shuffled over all of them.
+TEST_F(DsaOnCuda, IndexerCacheKernelsPast2To31Bytes) {
+  auto quant = op("indexer_k_quant_and_cache", {"block_size=64"});
+  auto gather = op("gather_indexer_k_quant_cache", {"block_size=64"});
+  ASSERT_NE(quant, nullptr);
+  ASSERT_NE(gather, nullptr);
+  std::mt19937_64 rng(31);
+  const reference::IndexerProblem p =
+      reference::makeIndexerProblem(64, false, {300, 65, 1, 130}, rng, 260000);
+  ASSERT_GT(p.numBlocks * 64 * reference::kIndexerTokenBytes, int64_t(1) << 31);
+  for (auto verdict : {reference::checkQuantAndCache(*quant, *suite_->device, p),
+                       reference::checkGather(*gather, *suite_->device, p)}) {
+    ASSERT_TRUE(verdict.ok()) << verdict.status();
+    EXPECT_TRUE(verdict->passed) << verdict->detail;
+  }
+}
+
 TEST_F(DsaOnCuda, IndexerMutantsFail) {
   for (const testing::TemplateEdit& mutant : testing::indexerMutants()) {
     auto quant = op("indexer_k_quant_and_cache", {"block_size=48", "scale_format=ue8m0"}, &mutant);
