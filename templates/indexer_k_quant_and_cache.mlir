@@ -2,8 +2,9 @@
 // 128-wide group and writes them through slot_mapping into the indexer cache (CONTEXT.md
 // section 3). slot = block * block_size + offset; a negative slot is padding: skipped.
 //
-// vLLM's layout (csrc/cache_kernels.cu indexer_k_quant_and_cache and the Triton
-// indexer_k_quant_and_cache_triton, "NHD"): the cache is uint8 [num_blocks, block_size, 132];
+// vLLM's layout (csrc/cache_kernels.cu indexer_k_quant_and_cache @ 693083ae and the Triton
+// indexer_k_quant_and_cache_triton in vllm/v1/attention/ops/rocm_aiter_mla_sparse.py @ 2d74e0fc,
+// "NHD"): the cache is uint8 [num_blocks, block_size, 132];
 // each block holds block_size * 128 fp8 values (token-major) and then block_size float32
 // scales. The kernel sees the cache twice, flattened per block: as fp8 bytes
 // [num_blocks, block_size * 132] (value d of slot o at o * 128 + d) and as 32-bit words
