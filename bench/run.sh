@@ -5,6 +5,8 @@
 #   tests      .device/bin/tilejit_gpu_tests
 #   run        every shipped template through `tilejit run`
 #   memory     merge_attn_states and reshape_and_cache against the peers (bench_memory_kernels.py)
+#   dsa        the DSA decode kernels (candidate_mask, the indexer cache kernels) against the
+#              peers (bench_dsa.py; ITEMS, BLOCK_SIZES pass through)
 #   decode     the paged-decode matrix against the peers (bench_decode.py; its variables pass
 #              through: CELLS, PARTITIONS, BLOCK_NS, HEAD_SIZE, ...), scored (decode_goals.py),
 #              ranked per table class (decode_table.py), per cell (decode_cells.py)
@@ -66,6 +68,8 @@ for suite in ${suites// ab / ab-decode ab-jit }; do
     run) TILEJIT_CACHE_DIR=$(mktemp -d) $B/tilejit run --iterations 50 > "$OUT/run.txt" 2>&1; tail -12 "$OUT/run.txt" ;;
     memory) OUT=$OUT/memory TILEJIT_CACHE_DIR=$(mktemp -d) timeout 300 python3 bench/bench_memory_kernels.py \
         > "$OUT/memory.txt" 2>&1; tail -12 "$OUT/memory.txt" ;;
+    dsa) mkdir -p "$OUT/dsa"; OUT=$OUT/dsa TILEJIT_CACHE_DIR=$(mktemp -d) timeout 500 python3 bench/bench_dsa.py \
+        > "$OUT/dsa.txt" 2>&1; tail -40 "$OUT/dsa.txt" ;;
     decode) decode_run $B "$OUT/decode"
       python3 bench/decode_table.py "$OUT/decode/decode_tilejit.jsonl" > "$OUT/decode/table.txt" 2>&1
       python3 bench/decode_cells.py "$OUT/decode/decode_tilejit.jsonl" > "$OUT/decode/cells.txt" 2>&1

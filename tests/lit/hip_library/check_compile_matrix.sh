@@ -7,6 +7,7 @@
 # operands, that the disassembly holds the target's matrix instructions (v_mfma on gfx9,
 # v_wmma on gfx11/gfx12).
 # The wave size and LDS budget come from the target table (`tilejit targets`).
+# TJ_COMPILE_CASES replaces the case list ("template[:param=value]" words).
 # Prints one row per target and case: target case sgpr vgpr agpr lds scratch spills.
 # Cases in KNOWN_FILE ("target case" a line) are known to spill or use scratch: they are
 # reported, not failed, and a listed case that no longer does fails (the list stays true).
@@ -44,8 +45,8 @@ for target in $targets; do
     gfx9*) matrix=v_mfma ;;
     *) matrix=v_wmma ;;
   esac
-  for case in paged_decode paged_decode:kv_layout=shuffled paged_decode:dtype=f16 merge_attn_states reshape_and_cache \
-              paged_decode_reduce; do
+  for case in ${TJ_COMPILE_CASES:-paged_decode paged_decode:kv_layout=shuffled paged_decode:dtype=f16 merge_attn_states \
+              reshape_and_cache paged_decode_reduce}; do
     template=${case%%:*}
     name=$(printf '%s' "$case" | tr ':=' '__')
     set -- compile "$template" --target "$target" --emit cpp

@@ -121,7 +121,7 @@ TEST(JitCompilerErrors, UnknownTemplateListsTheShippedOnes) {
   auto spec = KernelSpec::shipped("flash_decode", "host");
   ASSERT_FALSE(spec.ok());
   EXPECT_THAT(std::string(spec.status().message()),
-              HasSubstr("no shipped template 'flash_decode'; shipped templates: merge_attn_states"));
+              HasSubstr("no shipped template 'flash_decode'; shipped templates: candidate_mask"));
 }
 
 }  // namespace

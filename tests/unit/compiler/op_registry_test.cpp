@@ -23,8 +23,9 @@ const OpSchema& decodeSchema() {
 TEST(OpRegistry, RegistersEveryOpFolder) {
   const OpRegistry& ops = OpRegistry::shipped();
   ASSERT_TRUE(ops.status().ok()) << ops.status();
-  EXPECT_THAT(ops.names(), ::testing::ElementsAre("merge_attn_states", "paged_decode",
-                                                  "reshape_and_cache"));
+  EXPECT_THAT(ops.names(), ::testing::ElementsAre("candidate_mask", "gather_indexer_k_quant_cache",
+                                                  "indexer_k_quant_and_cache", "merge_attn_states",
+                                                  "paged_decode", "reshape_and_cache"));
   EXPECT_EQ(ops.findByKernel("paged_decode_reduce"), ops.find("paged_decode"));
   ASSERT_TRUE(OpReferenceRegistry::shipped().status().ok());
 }
@@ -33,7 +34,7 @@ TEST(OpRegistry, UnknownOpListsTheOps) {
   auto op = OpRegistry::shipped().lookup("flash_decode");
   ASSERT_FALSE(op.ok());
   EXPECT_THAT(messageOf(op.status()), HasSubstr("unknown op 'flash_decode'; the ops are: "
-                                                "merge_attn_states, paged_decode"));
+                                                "candidate_mask, gather_indexer_k_quant_cache"));
 }
 
 TEST(OpSchema, UnknownParameterNamesIt) {
