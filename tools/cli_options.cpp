@@ -11,7 +11,9 @@ namespace tilejit {
 namespace {
 
 // Flags that may appear more than once (each NAME once, checked separately).
-bool repeatable(std::string_view flag) { return flag == "-p" || flag == "--shape"; }
+bool repeatable(std::string_view flag) {
+  return flag == "-p" || flag == "--shape" || flag == "--template";
+}
 
 std::string canonical(const std::string& flag) { return flag == "--param" ? "-p" : flag; }
 
@@ -60,6 +62,13 @@ absl::StatusOr<Options> parseOptions(const std::vector<std::string>& args) {
       if (options.shape.count(pair.first))
         return absl::InvalidArgumentError(absl::StrCat("shape symbol '", pair.first, "' given twice"));
       options.shape[pair.first] = n;
+    } else if (arg == "--template") {
+      TJ_ASSIGN_OR_RETURN(std::string text, value());
+      TJ_ASSIGN_OR_RETURN(auto pair, keyValue(text));
+      if (!options.templates.emplace(pair.first, pair.second).second)
+        return absl::InvalidArgumentError(absl::StrCat("--template ", pair.first, " given twice"));
+    } else if (arg == "--check") {
+      TJ_ASSIGN_OR_RETURN(options.check, value());
     } else if (arg == "--emit") {
       TJ_ASSIGN_OR_RETURN(options.emit, value());
     } else if (arg == "-o") {

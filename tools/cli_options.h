@@ -26,6 +26,8 @@ struct Options {
   std::map<std::string, std::string> params;
   std::vector<std::string> assignments;  // every -p as given, for an op's schema
   std::map<std::string, int64_t> shape;
+  std::string check;                            // run: the op a template file is checked as
+  std::map<std::string, std::string> templates;  // run: --template NAME=FILE
   std::string emit = "cpp";
   std::string output;
   int iterations = 20;

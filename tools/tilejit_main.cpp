@@ -25,6 +25,7 @@
 #include "compiler/jit_compiler.h"
 #include "tools/aot/aot_command.h"
 #include "tools/cli_options.h"
+#include "tools/run_targets.h"
 #include "compiler/ops/op.h"
 #include "tools/harness/op_reference.h"
 
@@ -66,8 +67,13 @@ Lists the kernel's arguments in call order: name, kind, dtype, shape (symbols ar
 tensors at launch; numbers are fixed by the specialization), and whether the kernel writes it.
 )";
 
-constexpr const char* kRunUsage = R"(usage: tilejit run [OP...] [options]
-  OP is an op name (below) or a template file for one (its file name names the op)
+constexpr const char* kRunUsage = R"(usage: tilejit run [OP | FILE ...] [options]
+  OP is an op name (below) or the name of a kernel it launches. FILE is a template file, whatever
+  its name: it replaces the kernel it declares (tj.template @NAME) in the op that launches it,
+  and that op's reference checks it
+  --check OP          check the FILEs as kernels of OP (where their @NAME does not say)
+  --template K=FILE   replace kernel K of the ops run by FILE (repeatable), e.g. the split-K
+                      decode's paged_decode_reduce
   --target T          compile for T; default: the best device present (CUDA GPU, else host)
   -p NAME=VALUE       set an op parameter (repeatable; each name once)
   --shape SYM=N       set a shape symbol (repeatable), e.g. --shape num_tokens=4096
@@ -125,9 +131,9 @@ int compileCommand(const Options& options) {
 
 void printRow(const std::string& name, const OpCheckReport& report) {
   double jitMs = (report.compiled.specializeSeconds + report.compiled.toolchainSeconds) * 1e3;
-  std::printf("%-20s %-8s %-10s %9.2e %9.1f %9.2f %10.2f %9.1f  %s\n", name.c_str(),
+  std::printf("%-20s %-8s %-10s %9.2e %9.1e %9.1f %9.2f %10.2f %9.1f  %s\n", name.c_str(),
               report.compiled.cacheHit ? "hit" : "miss", report.check.passed ? "pass" : "FAIL",
-              report.check.error, jitMs, report.loadSeconds * 1e3, report.medianMs * 1e3,
+              report.check.error, report.check.tolerance, jitMs, report.loadSeconds * 1e3, report.medianMs * 1e3,
               report.medianMs > 0 ? report.bytes / (report.medianMs * 1e-3) / 1e9 : 0.0,
               report.check.detail.c_str());
 }
@@ -163,7 +169,7 @@ int runCommand(const Options& options) {
   }
   if (absl::Status ok = checkOptionsFor(options, "run",
                                         {"--target", "-p", "--shape", "--iterations", "--seed",
-                                         "--no-cache"});
+                                         "--no-cache", "--check", "--template"});
       !ok.ok())
     return fail(ok);
   // The best device present, or the one that runs the target asked for.
@@ -179,32 +185,23 @@ int runCommand(const Options& options) {
           "target ", options.target, " cannot run here: ", found.status().message())));
     device = *std::move(found);
   }
-  std::string target = device->target();
-  std::vector<std::string> names = options.positional;
-  if (names.empty()) {
-    names = shippedTemplateNames();
-    for (const std::string& op : ops.names())
-      if (std::find(names.begin(), names.end(), op) == names.end()) names.push_back(op);
-    std::sort(names.begin(), names.end());
-  }
-  // Every op's parameters are parsed before anything runs: a bad one is an error naming it.
-  std::vector<std::pair<std::string, absl::StatusOr<OpConfig>>> runs;
-  for (const std::string& name : names) {
-    std::string stem = name;
-    if (size_t slash = stem.rfind('/'); slash != std::string::npos) stem = stem.substr(slash + 1);
-    if (size_t dot = stem.rfind(".mlir"); dot != std::string::npos) stem = stem.substr(0, dot);
-    const OpDefinition* op = ops.find(stem);
-    const OpReference* reference = references.find(stem);
-    if (!op || !reference) {
-      absl::StatusOr<KernelSpec> spec = specFor(name, target, options.params);
-      if (!spec.ok()) return fail(spec.status());
-      runs.emplace_back(stem, absl::NotFoundError(""));
-      continue;
-    }
-    absl::StatusOr<OpConfig> config = op->schema.parse(options.assignments, reference->defaults);
+  // What runs, and every op's parameters, are settled before anything runs: a bad file, name
+  // or parameter is an error naming it.
+  absl::StatusOr<std::vector<RunTarget>> targets =
+      resolveRunTargets(options.positional, options.check, options.templates, ops);
+  if (!targets.ok()) return fail(targets.status());
+  std::vector<std::pair<std::string, OpConfig>> runs;
+  for (const RunTarget& run : *targets) {
+    const OpReference* reference = references.find(run.op);
+    if (!reference)
+      return fail(absl::InternalError(absl::StrCat("op ", run.op, " has no reference check")));
+    absl::StatusOr<OpConfig> config =
+        ops.find(run.op)->schema.parse(options.assignments, reference->defaults);
     if (!config.ok()) return fail(config.status());
-    if (name != stem) config->templateOverrides[stem] = name;  // a template file for the op
-    runs.emplace_back(stem, std::move(config));
+    config->templateOverrides = run.templateOverrides;
+    runs.emplace_back(run.op, *std::move(config));
+    for (const auto& [kernel, file] : run.templateOverrides)
+      std::printf("%s: @%s from %s\n", run.op.c_str(), kernel.c_str(), file.c_str());
   }
 
   std::printf("device: %s%s\n", device->name().c_str(),
@@ -212,20 +209,15 @@ int runCommand(const Options& options) {
   absl::StatusOr<std::unique_ptr<JitCompiler>> jit = makeCompiler(options);
   if (!jit.ok()) return fail(jit.status());
   bool allPassed = true;
-  std::printf("%-20s %-8s %-10s %9s %9s %9s %10s %9s  %s\n", "template", "cache", "check",
-              "error", "jit ms", "load ms", "kernel us", "GB/s", "detail");
+  std::printf("%-20s %-8s %-10s %9s %9s %9s %9s %10s %9s  %s\n", "op", "cache", "check",
+              "error", "tolerance", "jit ms", "load ms", "kernel us", "GB/s", "detail");
   OpCheckOptions checkOptions;
   checkOptions.shape = options.shape;
   checkOptions.iterations = options.iterations;
   checkOptions.seed = options.seed;
   for (const auto& [name, config] : runs) {
-    if (!config.ok()) {
-      if (!ops.findByKernel(name))  // else it runs inside its op
-        std::printf("%-20s skipped: no reference case for this template\n", name.c_str());
-      continue;
-    }
     absl::StatusOr<OpCheckReport> report = runCheck(*references.find(name), **jit, *device,
-                                                    *ops.find(name), *config, checkOptions);
+                                                    *ops.find(name), config, checkOptions);
     if (!report.ok()) {
       std::printf("%-20s FAILED: %s\n", name.c_str(), std::string(report.status().message()).c_str());
       allPassed = false;

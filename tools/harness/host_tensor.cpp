@@ -132,6 +132,18 @@ ErrorReport compare(const HostTensor& out, const std::vector<double>& ref,
   }
   report.relativeLinf = report.nanCount ? std::numeric_limits<double>::infinity()
                                         : maxError / std::max(maxRef, 1e-30);
+  // Relative error (value - ref) / ref, averaged over elements not near zero (where rounding of
+  // tiny values dominates it): rounding averages out, a systematic scale does not.
+  double biasSum = 0;
+  int64_t biasCount = 0;
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    if (!selected.empty() && !selected[i]) continue;
+    double value = out.get(i);
+    if (!std::isfinite(value) || !std::isfinite(ref[i]) || std::fabs(ref[i]) < 0.05 * maxRef) continue;
+    biasSum += (value - ref[i]) / ref[i];
+    ++biasCount;
+  }
+  report.meanRelativeBias = biasCount ? biasSum / double(biasCount) : 0;
   return report;
 }
 

@@ -60,6 +60,9 @@ int64_t pagedCacheIndex(const std::vector<int64_t>& shape, bool isKey, int64_t b
 // empty); NaN anywhere selected makes it +inf.
 struct ErrorReport {
   double relativeLinf = 0;
+  // Mean of (out - ref) / ref: ~0 for rounding, the size of a systematic scale error (a kernel
+  // that weighs its inputs 0.5 % too much reads +5e-3 while passing an L-inf bound).
+  double meanRelativeBias = 0;
   int64_t nanCount = 0;
   int64_t compared = 0;
 };
