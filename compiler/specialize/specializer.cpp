@@ -23,24 +23,36 @@ using namespace mlir;
 namespace {
 
 // Collects MLIR diagnostics as "file:line:col: error: ..." text while alive.
+// "file:line:col: " of a location (through a NameLoc), or its printed form.
+void printLocation(llvm::raw_ostream& os, Location location) {
+  if (auto named = dyn_cast<NameLoc>(location)) location = named.getChildLoc();
+  if (auto loc = dyn_cast<FileLineColLoc>(location)) {
+    os << loc.getFilename().getValue() << ":" << loc.getLine() << ":" << loc.getColumn() << ": ";
+    return;
+  }
+  os << location << ": ";
+}
+
+// Collects the diagnostics of the passes that run on a parsed template: each with its
+// location, notes included (a note without one would not say which op it means).
 class DiagnosticCollector {
  public:
   explicit DiagnosticCollector(MLIRContext& context)
       : context_(context),
         id_(context.getDiagEngine().registerHandler([this](Diagnostic& diagnostic) {
           llvm::raw_string_ostream os(text_);
-          if (auto loc = dyn_cast<FileLineColLoc>(diagnostic.getLocation()))
-            os << loc.getFilename().getValue() << ":" << loc.getLine() << ":" << loc.getColumn()
-               << ": ";
-          else
-            os << diagnostic.getLocation() << ": ";
+          printLocation(os, diagnostic.getLocation());
           switch (diagnostic.getSeverity()) {
             case DiagnosticSeverity::Error: os << "error: "; break;
             case DiagnosticSeverity::Warning: os << "warning: "; break;
             default: os << "note: "; break;
           }
           os << diagnostic.str() << "\n";
-          for (Diagnostic& note : diagnostic.getNotes()) os << "  note: " << note.str() << "\n";
+          for (Diagnostic& note : diagnostic.getNotes()) {
+            os << "  ";
+            printLocation(os, note.getLocation());
+            os << "note: " << note.str() << "\n";
+          }
           return success();
         })) {}
   ~DiagnosticCollector() { context_.getDiagEngine().eraseHandler(id_); }
@@ -148,12 +160,15 @@ absl::StatusOr<OwningOpRef<ModuleOp>> parseTemplate(MLIRContext& context, std::s
   context.appendDialectRegistry(registry);
   context.loadAllAvailableDialects();
   context.printOpOnDiagnostic(false);  // the file:line:col says where; the op dump is noise
-  DiagnosticCollector diagnostics(context);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(text.data(), text.size()),
                                            llvm::StringRef(sourceName.data(), sourceName.size())),
       llvm::SMLoc());
+  // As mlir-opt prints them: location, message, the source line and a caret, notes likewise.
+  std::string diagnosticsText;
+  llvm::raw_string_ostream diagnosticsStream(diagnosticsText);
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context, diagnosticsStream);
   OwningOpRef<ModuleOp> module(ModuleOp::create(
       FileLineColLoc::get(&context, llvm::StringRef(sourceName.data(), sourceName.size()), 1, 1)));
   AsmParserState state;
@@ -161,7 +176,7 @@ absl::StatusOr<OwningOpRef<ModuleOp>> parseTemplate(MLIRContext& context, std::s
   if (failed(parseAsmSourceFile(sourceMgr, module->getBody(), config, &state)) ||
       failed(verify(*module)))
     return absl::InvalidArgumentError(
-        absl::StrCat("malformed template ", std::string(sourceName), ":\n", diagnostics.text()));
+        absl::StrCat("malformed template ", std::string(sourceName), ":\n", diagnosticsText));
   keepSourceNames(state);
   TJ_RETURN_IF_ERROR(findTemplate(*module).status());
   return module;

@@ -4,6 +4,8 @@ import lit.formats
 config.name = "tilejit"
 config.test_format = lit.formats.ShTest(True)
 config.suffixes = [".mlir"]
+# Inputs folders hold what the tests read (templates, scripts), not tests.
+config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tilejit_obj_root, "tests", "lit")
 config.environment["PATH"] = os.pathsep.join(
