@@ -175,8 +175,9 @@ def run_case(hq, hkv, b, ctx):
                            merge_heads(b, hq, merge_step(parts)), head_size=pack_d)
         p_out = torch.empty(b, parts, hq, pack_d, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
+        # (slopes twice: the ALiBi slopes and the sinks, neither read without its option)
         dargs = dec.make_args(tj_out, p_out, p_lse, tj_q, pack_k, pack_v, block_table, seq_lens, slopes,
-                              arrivals, scale, 0.0, 0)
+                              slopes, arrivals, scale, 0.0, 0)
         rargs = red.make_args(tj_out, p_out, p_lse, seq_lens) if red is not None else None
 
         def f_tj(dec=dec, red=red, dargs=dargs, rargs=rargs):

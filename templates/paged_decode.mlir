@@ -44,6 +44,10 @@ tj.template @paged_decode {
   tj.param @cluster_size : int range [1, 8] default 1
   tj.param @soft_cap : int values [0, 1] default 0
   tj.param @alibi : int values [0, 1] default 0
+  // 1: one learned logit per q head (`sinks`, f32, natural units, neither scaled, capped nor
+  // biased) joins every row's softmax denominator and contributes no value. Only partition 0
+  // counts it (its partial's LSE carries it), so each merge sees it exactly once.
+  tj.param @sinks : int values [0, 1] default 0
 
   tj.constraint "q_rows must hold the whole GQA group" {
     %rows = tj.param_value @q_rows : index
@@ -109,6 +113,7 @@ tj.template @paged_decode {
       %block_tables: !tj.view<[num_seqs, max_blocks_per_seq], i32>,
       %seq_lens: !tj.view<[num_seqs], i32>,
       %alibi_slopes: !tj.view<[num_q_heads], f32>,
+      %sinks: !tj.view<[num_q_heads], f32>,
       %arrivals: !tj.view<[num_seqs, num_kv_heads], i32>,
       %scale: f32, %soft_cap_value: f32, %sliding_window: i32) {
     // The merge kernel, if any, may be placed as soon as every program here has started (it
@@ -215,7 +220,7 @@ tj.template @paged_decode {
       // The row sums are carried per column (l_cols) and summed once after the loop: a row
       // reduction per tile is a cross-warp exchange (a barrier in the tile's chain), and
       // scaled by the same alpha every tile, the columns sum to the same l.
-      %m, %l_cols, %acc, %k_past, %v_past = scf.for %t0 = %start to %end step %block_n
+      %m_tokens, %l_cols, %acc_tokens, %k_past, %v_past = scf.for %t0 = %start to %end step %block_n
           iter_args(%m_i = %m0, %l_i = %l_cols0, %acc_i = %acc0, %k = %k_first, %v = %v_first)
           -> (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>) {
         // The next tile (all rows masked past the partition's end: nothing is read there).
@@ -302,8 +307,38 @@ tj.template @paged_decode {
             : tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>
       } {tj.prefetch_depth = "prefetch_depth"}
 
+      %l_tokens = tj.reduce sum %l_cols axis 1 : tensor<?x?xf32> -> tensor<?xf32>
+      // The sink joins partition 0's sums as one more logit of value 0 (base 2, like m): the
+      // rows' max moves to it where it is larger and the sums rescale, as a tile's would.
+      %sinks_on = tj.param_value @sinks : i1
+      %m, %l, %acc = scf.if %sinks_on -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+        %holds_sink = arith.cmpi eq, %partition, %c0 : index
+        %with_sink:3 = scf.if %holds_sink -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+          %sink = tj.load %sinks[%head0] limits [%head_end] [q_rows]
+              : !tj.view<[num_q_heads], f32> -> tensor<?xf32>
+          %sink2 = arith.mulf %sink, %log2e_r : tensor<?xf32>
+          %m_sink = arith.maximumf %m_tokens, %sink2 : tensor<?xf32>
+          // Both -inf (no token, a sink of -inf): shift by 0, the sums stay 0.
+          %m_sink_empty = arith.cmpf oeq, %m_sink, %ninf_r : tensor<?xf32>
+          %shift_sink = arith.select %m_sink_empty, %zero_r, %m_sink : tensor<?xi1>, tensor<?xf32>
+          %tokens_rel = arith.subf %m_tokens, %shift_sink : tensor<?xf32>
+          %alpha_sink = math.exp2 %tokens_rel : tensor<?xf32>
+          %sink_rel = arith.subf %sink2, %shift_sink : tensor<?xf32>
+          %sink_p = math.exp2 %sink_rel : tensor<?xf32>
+          %l_rescaled = arith.mulf %l_tokens, %alpha_sink : tensor<?xf32>
+          %l_sink = arith.addf %l_rescaled, %sink_p : tensor<?xf32>
+          %alpha_sink_col = tj.expand_dims %alpha_sink axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+          %alpha_sink_2d = tj.broadcast %alpha_sink_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
+          %acc_sink = arith.mulf %acc_tokens, %alpha_sink_2d : tensor<?x?xf32>
+          scf.yield %m_sink, %l_sink, %acc_sink : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+        } else {
+          scf.yield %m_tokens, %l_tokens, %acc_tokens : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+        }
+        scf.yield %with_sink#0, %with_sink#1, %with_sink#2 : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+      } else {
+        scf.yield %m_tokens, %l_tokens, %acc_tokens : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+      }
       // Partial result of this partition: acc / l and lse = m + log(l); an empty one is 0, -inf.
-      %l = tj.reduce sum %l_cols axis 1 : tensor<?x?xf32> -> tensor<?xf32>
       %l_zero = arith.cmpf oeq, %l, %zero_r : tensor<?xf32>
       %one = arith.constant 1.0 : f32
       %one_r = tj.full %one [q_rows] : f32 -> tensor<?xf32>

@@ -144,6 +144,32 @@ inline std::vector<DecodeCase> decodeCases(bool full, bool clusters) {
       added->slidingWindow = 150;
     }
   }
+  // Attention sinks, counted once per head whichever way the partitions merge: alone (the
+  // merge kernel over 64-token partitions), with a window that leaves partition 0 without a
+  // valid token (its partial is the sink alone), with soft cap and ALiBi, merged in the
+  // split-K kernel, and in a grid of one partition.
+  struct Sink {
+    const char* name;
+    bool softCap, alibi;
+    int32_t window;
+    const char* merge;
+    int64_t partitions;
+  };
+  for (Sink k : {Sink{"sinks", false, false, 0, "0", 0}, Sink{"sinks_window", false, false, 50, "0", 0},
+                 Sink{"sinks_soft_cap_alibi", true, true, 0, "0", 0},
+                 Sink{"sinks_merge_in_kernel", false, false, 50, "1", 0},
+                 Sink{"sinks_one_partition", false, false, 20, "0", 1}}) {
+    PagedDecodeConfig c = base;
+    c.gqaRatio = 3;
+    c.sinks = true;
+    c.softCap = k.softCap;
+    c.alibi = k.alibi;
+    c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"merge_in_kernel", k.merge}};
+    DecodeCase* added = add(k.name, c);
+    added->slidingWindow = k.window;
+    added->partitions = k.partitions;
+    if (k.softCap) added->softCapValue = 5.0f;
+  }
   // The partitions merge through a thread-block cluster (cluster_size, sm_90 only; the CPU
   // suite checks that its target refuses it): 8 ranks over head 128 (16 columns each), 2 with
   // a window leaving partitions of no valid token, 4 over head 80 (20 columns each) with 7 of
@@ -163,6 +189,12 @@ inline std::vector<DecodeCase> decodeCases(bool full, bool clusters) {
     DecodeCase* added = add("cluster" + std::to_string(k.size) + (k.head == 256 ? "_head256" : ""), c);
     added->partitions = k.size;
     added->slidingWindow = int32_t(k.window);
+    if (k.size == 2 && k.window > 0) {  // the same with sinks: the cluster counts rank 0's once
+      c.sinks = true;
+      DecodeCase* sunk = add("cluster2_sinks", c);
+      sunk->partitions = k.size;
+      sunk->slidingWindow = int32_t(k.window);
+    }
   }
   return cases;
 }

@@ -25,7 +25,7 @@ OpParameter integer(std::string name, std::optional<int64_t> fallback, std::stri
 // The op's own parameters; every other one is a kernel's tiling parameter (unset: the target's
 // tuning, then the template's default).
 const std::vector<std::string> kOpParameters = {"dtype", "head_size", "block_size", "gqa_ratio",
-                                                "kv_layout", "soft_cap", "alibi", "num_seqs",
+                                                "kv_layout", "soft_cap", "alibi", "sinks", "num_seqs",
                                                 "num_kv_heads", "max_model_len"};
 
 bool isTiling(std::string_view name) {
@@ -74,7 +74,7 @@ PagedDecodeSpec buildSpec(const OpConfig& config, const TargetDescription& targe
   PagedDecodeSpec spec;
   ParameterMap& params = spec.decode;
   for (const char* name : {"dtype", "head_size", "block_size", "gqa_ratio", "kv_layout", "soft_cap",
-                           "alibi"})
+                           "alibi", "sinks"})
     params[name] = *config.find(name);
   const int64_t numSeqs = config.integer("num_seqs"), numKvHeads = config.integer("num_kv_heads");
   spec.maxModelLen = config.integer("max_model_len");
@@ -119,6 +119,8 @@ std::vector<OpParameter> schemaParameters() {
        {"standard", "shuffled"}, ""},
       {"soft_cap", OpParameterKind::kBool, ParameterValue(0), {}, "compile the logit soft-cap in"},
       {"alibi", OpParameterKind::kBool, ParameterValue(0), {}, "compile ALiBi in"},
+      {"sinks", OpParameterKind::kBool, ParameterValue(0), {},
+       "attention sinks: one f32 logit per q head joins the softmax denominator"},
       integer("num_seqs", 0, "the grid served (0 = unknown; all three: the measured tiling)", 0),
       integer("num_kv_heads", 0, "", 0),
       integer("max_model_len", 0, "", 0),
@@ -152,7 +154,8 @@ absl::StatusOr<OpConfig> pagedDecodeOpConfig(const PagedDecodeConfig& config) {
       {"dtype", config.dtype},         {"head_size", config.headSize},
       {"block_size", config.blockSize}, {"gqa_ratio", config.gqaRatio},
       {"kv_layout", config.kvLayout},   {"soft_cap", int64_t(config.softCap)},
-      {"alibi", int64_t(config.alibi)}, {"num_seqs", config.numSeqs},
+      {"alibi", int64_t(config.alibi)}, {"sinks", int64_t(config.sinks)},
+      {"num_seqs", config.numSeqs},
       {"num_kv_heads", config.numKvHeads}, {"max_model_len", config.maxModelLen}};
   for (const auto& [name, value] : config.tuning) values[name] = value;
   TJ_ASSIGN_OR_RETURN(OpConfig op, pagedDecodeSchema().bind(values));
@@ -264,9 +267,20 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
 }
 
 absl::Status PagedDecode::operator()(const PagedDecodeArgs& a, Stream stream) const {
+  // Without sinks the kernel never reads them: any [num_q_heads] f32 view does.
+  TensorArg sinks = a.sinks;
+  if (sinks.rank == 0 && op_->config().flag("sinks"))
+    return absl::InvalidArgumentError(
+        "paged_decode with sinks=1 reads the argument 'sinks' ([num_q_heads] f32): none given");
+  if (sinks.rank == 0) {
+    sinks = a.partialLse;
+    sinks.rank = 1;
+    sinks.shape[0] = a.partialLse.rank > 0 ? a.partialLse.shape[a.partialLse.rank - 1] : 0;
+    sinks.strides[0] = 1;
+  }
   const KernelArg args[] = {a.output,      a.partialOut,  a.partialLse,  a.query,
                             a.keyCache,    a.valueCache,  a.blockTables,
-                            a.seqLens,     a.alibiSlopes, a.arrivals,
+                            a.seqLens,     a.alibiSlopes, sinks,         a.arrivals,
                             ScalarArg::f32(a.scale),       ScalarArg::f32(a.softCapValue),
                             ScalarArg{DType::kI32, 0, a.slidingWindow}};
   return op_->run(args, stream);

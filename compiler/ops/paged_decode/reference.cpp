@@ -34,6 +34,7 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
   const int64_t bs = config.integer("block_size"), gqaRatio = config.integer("gqa_ratio");
   const bool shuffled = config.text("kv_layout") == "shuffled";
   const bool softCap = config.flag("soft_cap"), alibi = config.flag("alibi");
+  const bool sinks = config.flag("sinks");
   if (hq != hkv * gqaRatio)
     return absl::InvalidArgumentError("numQHeads must be numKvHeads * gqaRatio");
   int64_t maxLen = problem.maxModelLen;
@@ -67,6 +68,12 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
   query.fillNormal(rng);
   HostTensor slopes(DType::kF32, {hq});
   for (int64_t h = 0; h < hq; ++h) slopes.set(h, std::pow(2.0, -8.0 * double(h + 1) / double(hq)));
+  // Sink logits around the logits' own range (|q.k| * scale is about 1): some heads' sinks
+  // outweigh every token, some hardly count.
+  HostTensor sinkLogits(DType::kF32, {hq});
+  std::uniform_real_distribution<double> sinkRange(-3.0, 6.0);
+  if (sinks)  // (drawn only then: the other cases' data stays as it was)
+    for (int64_t h = 0; h < hq; ++h) sinkLogits.set(h, sinkRange(rng));
 
   // Logical K/V per sequence (rounded to the cache dtype), scattered into the cache.
   std::normal_distribution<double> normal;
@@ -114,6 +121,7 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
   TJ_ASSIGN_OR_RETURN(DeviceTensor dTable, DeviceTensor::upload(device, table));
   TJ_ASSIGN_OR_RETURN(DeviceTensor dLens, DeviceTensor::upload(device, lens));
   TJ_ASSIGN_OR_RETURN(DeviceTensor dSlopes, DeviceTensor::upload(device, slopes));
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dSinks, DeviceTensor::upload(device, sinkLogits));
   TJ_ASSIGN_OR_RETURN(DeviceTensor dPartialOut, DeviceTensor::upload(device, partialOut));
   TJ_ASSIGN_OR_RETURN(DeviceTensor dPartialLse, DeviceTensor::upload(device, partialLse));
   HostTensor arrivals(arrivalsShape.dtype, arrivalsShape.shape);  // zeroed, as the op requires
@@ -122,7 +130,7 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
   const std::map<std::string, KernelArg> byName = {
       {"output", dOut.arg()}, {"query", dQuery.arg()}, {"key_cache", dKey.arg()},
       {"value_cache", dValue.arg()}, {"block_tables", dTable.arg()}, {"seq_lens", dLens.arg()},
-      {"alibi_slopes", dSlopes.arg()}, {"partial_out", dPartialOut.arg()},
+      {"alibi_slopes", dSlopes.arg()}, {"sinks", dSinks.arg()}, {"partial_out", dPartialOut.arg()},
       {"partial_lse", dPartialLse.arg()}, {"arrivals", dArrivals.arg()},
       {"scale", ScalarArg::f32(float(scale))},
       {"soft_cap_value", ScalarArg::f32(problem.softCapValue)},
@@ -164,7 +172,10 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
         maxLogit = std::max(maxLogit, logit);
       }
       if (len == 0 || first >= len) continue;
-      double sum = 0;
+      // The sink: one more term of the denominator, of no value.
+      const double sink = sinks ? sinkLogits.get(h) : -std::numeric_limits<double>::infinity();
+      maxLogit = std::max(maxLogit, sink);
+      double sum = std::exp(sink - maxLogit);
       for (int64_t t = first; t < len; ++t) sum += std::exp(logits[size_t(t)] - maxLogit);
       for (int64_t d = 0; d < dim; ++d) {
         double acc = 0;

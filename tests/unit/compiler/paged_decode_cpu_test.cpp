@@ -1,6 +1,7 @@
 // Paged decode on the CPU backend against the float64 reference (NaN-poisoned tails and
 // unused blocks, shuffled tables, poisoned outputs), and proof that the check can fail: a
-// mutant that reads the whole last V block into the PV product is caught.
+// mutant that reads the whole last V block into the PV product is caught, and so are mutants
+// of the sinks (left out of the denominator, counted in every partition, another head's).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -71,6 +72,77 @@ TEST(PagedDecodeCheck, CatchesAKernelThatReadsTheWholeLastBlock) {
   auto good = checkPagedDecode(**jit, *device, config, problem);
   ASSERT_TRUE(good.ok()) << good.status();
   EXPECT_TRUE(good->passed) << good->detail;
+}
+
+// The shipped paged_decode with `from` replaced by `to` (once; it must be there) fails the check
+// of `config` on `problem`, which the shipped template passes.
+void expectMutantCaught(const std::string& from, const std::string& to, PagedDecodeConfig config,
+                        const DecodeProblem& problem) {
+  auto text = shippedTemplate("paged_decode");
+  ASSERT_TRUE(text.ok());
+  std::string mutant = *text;
+  size_t at = mutant.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  mutant.replace(at, from.size(), to);
+  auto dir = ::testing::TempDir() + "/mutant_templates";
+  std::filesystem::create_directories(dir);
+  std::string path = dir + "/paged_decode_" + std::to_string(std::hash<std::string>()(to)) + ".mlir";
+  { std::ofstream(path) << mutant; }
+  auto device = createCpuDevice();
+  auto jit = JitCompiler::create();
+  ASSERT_TRUE(jit.ok());
+  auto good = checkPagedDecode(**jit, *device, config, problem);
+  ASSERT_TRUE(good.ok()) << good.status();
+  EXPECT_TRUE(good->passed) << good->detail;
+  config.templateOverrides["paged_decode"] = path;
+  auto check = checkPagedDecode(**jit, *device, config, problem);
+  ASSERT_TRUE(check.ok()) << check.status();
+  EXPECT_FALSE(check->passed) << "the mutant (" << to << ") passed: " << check->detail;
+}
+
+PagedDecodeConfig sinkConfig() {
+  PagedDecodeConfig config;
+  config.gqaRatio = 2;
+  config.sinks = true;
+  config.tuning = {{"partition_size", "64"}, {"block_n", "32"}};
+  return config;
+}
+
+DecodeProblem sinkProblem() {
+  DecodeProblem problem;
+  problem.numKvHeads = 1;
+  problem.numQHeads = 2;
+  problem.seqLens = {5, 64, 65, 200};
+  return problem;
+}
+
+TEST(PagedDecodeSinks, CatchesASinkLeftOutOfTheDenominator) {
+  expectMutantCaught("%l_sink = arith.addf %l_rescaled, %sink_p", "%l_sink = arith.addf %l_rescaled, %zero_r",
+                     sinkConfig(), sinkProblem());
+}
+
+TEST(PagedDecodeSinks, CatchesASinkCountedInEveryPartition) {
+  expectMutantCaught("%holds_sink = arith.cmpi eq, %partition, %c0", "%holds_sink = arith.cmpi sge, %partition, %c0",
+                     sinkConfig(), sinkProblem());
+}
+
+TEST(PagedDecodeSinks, CatchesAnotherHeadsSink) {
+  // Every row takes its group's first sink.
+  expectMutantCaught("%sink = tj.load %sinks[%head0] limits [%head_end] [q_rows]",
+                     "%sink_first = tj.load_scalar %sinks[%head0] : !tj.view<[num_q_heads], f32> -> f32\n"
+                     "          %sink = tj.full %sink_first [q_rows] : f32 -> tensor<?xf32>\n"
+                     "          %sink_unused = tj.load %sinks[%head0] limits [%head_end] [q_rows]",
+                     sinkConfig(), sinkProblem());
+}
+
+TEST(PagedDecodeSinks, RequiresTheSinksArgument) {
+  auto device = createCpuDevice();
+  auto jit = JitCompiler::create();
+  ASSERT_TRUE(jit.ok());
+  auto op = PagedDecode::create(**jit, *device, sinkConfig());
+  ASSERT_TRUE(op.ok()) << op.status();
+  absl::Status launched = (*op)(PagedDecodeArgs{});
+  EXPECT_THAT(std::string(launched.message()), ::testing::HasSubstr("reads the argument 'sinks'"));
 }
 
 TEST(PagedDecodeCluster, RefusedWhereTheTargetHasNoClusters) {

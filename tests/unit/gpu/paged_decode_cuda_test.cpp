@@ -1,5 +1,5 @@
 // Paged decode on the CUDA device: the whole domain sweep (every GQA ratio 1..16, every head
-// size and block size, both layouts, both dtypes, every option) at context lengths around
+// size and block size, both layouts, both dtypes, every option, sinks) at context lengths around
 // block and partition edges plus 32K, against the float64 reference; and graph capture:
 // one launch captured, replayed with other sequence lengths and block tables, equal to eager.
 #include <gmock/gmock.h>
@@ -64,6 +64,8 @@ void expectGraphReplayEqualsEager(testing::SuiteResources* suite_, PagedDecodeCo
   PagedDecodeArgs args{dout.arg(), dq.arg(), dk.arg(), dv.arg(), dt.arg(), dl.arg(), ds.arg(),
                        dpo.arg(), dpl.arg(), darr.arg()};
   args.scale = 0.088f;
+  DeviceTensor dsinks = upload(slopes);  // normal draws: sinks around the logits' range
+  if (config.sinks) args.sinks = dsinks.arg();
   auto randomize = [&](std::vector<int64_t> lengths) {
     std::vector<int64_t> order(static_cast<size_t>(numBlocks));
     std::iota(order.begin(), order.end(), 0);
@@ -107,6 +109,14 @@ void expectGraphReplayEqualsEager(testing::SuiteResources* suite_, PagedDecodeCo
 TEST_F(PagedDecodeOnCuda, GraphReplayWithChangedLengthsEqualsEager) {
   PagedDecodeConfig config;
   config.gqaRatio = 4;
+  expectGraphReplayEqualsEager(suite_, config);
+}
+
+TEST_F(PagedDecodeOnCuda, GraphReplayWithSinksEqualsEager) {
+  PagedDecodeConfig config;
+  config.gqaRatio = 4;
+  config.sinks = true;
+  config.tuning = {{"partition_size", "512"}};
   expectGraphReplayEqualsEager(suite_, config);
 }
 
