@@ -1,6 +1,7 @@
 // Paged-decode specializations and problems shared by the CPU and CUDA suites. Covers every
-// GQA ratio, head size and block size of the domain (each sweep around a base point), both
-// cache layouts, both dtypes and every option; context lengths include 1, block_size - 1,
+// GQA ratio up to 16 and groups of 20..128 split into row blocks, every head size and block
+// size of the domain (each sweep around a base point), both cache layouts, both dtypes and
+// every option; context lengths include 1, block_size - 1,
 // block_size, block_size + 1 and partition boundaries.
 #pragma once
 
@@ -42,6 +43,29 @@ inline std::vector<DecodeCase> decodeCases(bool full, bool clusters) {
     PagedDecodeConfig c = base;
     c.gqaRatio = ratio;
     add("ratio" + std::to_string(ratio), c, ratio == 1 ? 3 : 2);
+  }
+  // Groups larger than one program's 16 rows, split into row blocks over the same K/V: MQA
+  // (StarCoder 48, Falcon-7B 71 of which the last block holds 7 rows, 128) on one kv head, 20
+  // on two (a block of 4 rows past the first kv head's 16), 71 laid out heads first, with a
+  // window over several partitions, and with sinks (each block's rows take their own heads').
+  struct Group {
+    const char* name;
+    int64_t ratio, kvHeads;
+    const char* order;
+    int32_t window;
+    bool sinks;
+  };
+  for (Group g : {Group{"mqa48", 48, 1, "seqs_first", 0, false}, Group{"mqa71", 71, 1, "seqs_first", 0, false},
+                  Group{"mqa128", 128, 1, "seqs_first", 0, false},
+                  Group{"group20", 20, 2, "seqs_first", 0, false},
+                  Group{"mqa71_heads_first_window", 71, 1, "heads_first", 50, false},
+                  Group{"mqa71_sinks", 71, 1, "seqs_first", 0, true},
+                  Group{"group20_sinks_window", 20, 2, "heads_first", 50, true}}) {
+    PagedDecodeConfig c = base;
+    c.gqaRatio = g.ratio;
+    c.sinks = g.sinks;
+    c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"q_rows", "16"}, {"grid_order", g.order}};
+    add(g.name, c, g.kvHeads)->slidingWindow = g.window;
   }
   std::vector<int64_t> heads = full ? std::vector<int64_t>{64, 80, 96, 112, 128, 192, 256}
                                     : std::vector<int64_t>{64, 80, 112, 256};
@@ -195,6 +219,13 @@ inline std::vector<DecodeCase> decodeCases(bool full, bool clusters) {
       sunk->partitions = k.size;
       sunk->slidingWindow = int32_t(k.window);
     }
+  }
+  if (clusters) {  // a split group's row blocks, each its own cluster of the partitions
+    PagedDecodeConfig c = base;
+    c.gqaRatio = 48;
+    c.maxModelLen = 128;
+    c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"q_rows", "16"}, {"cluster_size", "2"}};
+    add("cluster2_mqa48", c, 1)->partitions = 2;
   }
   return cases;
 }

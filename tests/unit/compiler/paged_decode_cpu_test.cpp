@@ -1,7 +1,8 @@
 // Paged decode on the CPU backend against the float64 reference (NaN-poisoned tails and
 // unused blocks, shuffled tables, poisoned outputs), and proof that the check can fail: a
 // mutant that reads the whole last V block into the PV product is caught, and so are mutants
-// of the sinks (left out of the denominator, counted in every partition, another head's).
+// of the sinks (left out of the denominator, counted in every partition, another head's) and
+// of the split of large groups into row blocks (the last block dropped, blocks overlapping).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -143,6 +144,45 @@ TEST(PagedDecodeSinks, RequiresTheSinksArgument) {
   ASSERT_TRUE(op.ok()) << op.status();
   absl::Status launched = (*op)(PagedDecodeArgs{});
   EXPECT_THAT(std::string(launched.message()), ::testing::HasSubstr("reads the argument 'sinks'"));
+}
+
+// A group of 40 on one kv head in row blocks of 16, 16 and 8: a grid without the last block,
+// or blocks that all start at the group's first row, leave rows unwritten (NaN) or wrong.
+PagedDecodeConfig splitConfig() {
+  PagedDecodeConfig config;
+  config.gqaRatio = 40;
+  config.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"q_rows", "16"}};
+  return config;
+}
+
+DecodeProblem splitProblem() {
+  DecodeProblem problem;
+  problem.numKvHeads = 2;
+  problem.numQHeads = 80;
+  problem.seqLens = {5, 64, 65, 130};
+  return problem;
+}
+
+TEST(PagedDecodeSplitGroup, CatchesAGridWithoutTheLastRowBlock) {
+  expectMutantCaught("%row_blocks = arith.ceildivsi %group, %rows : index",
+                     "%row_blocks = arith.divsi %group, %rows : index", splitConfig(), splitProblem());
+}
+
+TEST(PagedDecodeSplitGroup, CatchesRowBlocksThatOverlap) {
+  expectMutantCaught("%head0 = arith.addi %group0, %block_rows : index",
+                     "%head0 = arith.addi %group0, %row_block : index", splitConfig(), splitProblem());
+}
+
+TEST(PagedDecodeSplitGroup, RefusesTheInKernelMerge) {
+  auto device = createCpuDevice();
+  auto jit = JitCompiler::create();
+  ASSERT_TRUE(jit.ok());
+  PagedDecodeConfig config = splitConfig();
+  config.tuning["merge_in_kernel"] = "1";
+  auto op = PagedDecode::create(**jit, *device, config);
+  ASSERT_FALSE(op.ok());
+  EXPECT_THAT(std::string(op.status().message()),
+              ::testing::HasSubstr("(gqa_ratio=40, merge_in_kernel=1, q_rows=16)"));
 }
 
 TEST(PagedDecodeCluster, RefusedWhereTheTargetHasNoClusters) {

@@ -1,5 +1,6 @@
-// Paged decode on the CUDA device: the whole domain sweep (every GQA ratio 1..16, every head
-// size and block size, both layouts, both dtypes, every option, sinks) at context lengths around
+// Paged decode on the CUDA device: the whole domain sweep (every GQA ratio 1..16, groups split
+// up to 128, every head size and block size, both layouts, both dtypes, every option, sinks)
+// at context lengths around
 // block and partition edges plus 32K, against the float64 reference; and graph capture:
 // one launch captured, replayed with other sequence lengths and block tables, equal to eager.
 #include <gmock/gmock.h>
@@ -41,7 +42,9 @@ INSTANTIATE_TEST_SUITE_P(Domain, PagedDecodeOnCuda, ::testing::ValuesIn(testing:
 // only, so a launch captured once replays correctly with other lengths and tables (with the
 // merge in the split-K kernel too: its arrival counters start every replay at 0).
 void expectGraphReplayEqualsEager(testing::SuiteResources* suite_, PagedDecodeConfig config) {
-  const int64_t seqs = 3, hkv = 2, hq = 8, dim = 128, bs = 16, maxLen = 4096;
+  // Groups past one program's rows on one kv head (MQA), others on two.
+  const int64_t hkv = config.gqaRatio > 16 ? 1 : 2, hq = hkv * config.gqaRatio;
+  const int64_t seqs = 3, dim = 128, bs = 16, maxLen = 4096;
   config.maxModelLen = maxLen;
   auto op = PagedDecode::create(*suite_->jit, *suite_->device, config);
   ASSERT_TRUE(op.ok()) << op.status();
@@ -117,6 +120,13 @@ TEST_F(PagedDecodeOnCuda, GraphReplayWithSinksEqualsEager) {
   config.gqaRatio = 4;
   config.sinks = true;
   config.tuning = {{"partition_size", "512"}};
+  expectGraphReplayEqualsEager(suite_, config);
+}
+
+TEST_F(PagedDecodeOnCuda, GraphReplayWithASplitGroupEqualsEager) {
+  PagedDecodeConfig config;
+  config.gqaRatio = 71;
+  config.sinks = true;
   expectGraphReplayEqualsEager(suite_, config);
 }
 
