@@ -67,6 +67,46 @@ inline std::vector<DecodeCase> decodeCases(bool full, bool clusters) {
     c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"q_rows", "16"}, {"grid_order", g.order}};
     add(g.name, c, g.kvHeads)->slidingWindow = g.window;
   }
+  // fp8 caches, both formats with both scale kinds (per kv head: three heads of their own
+  // scales), then e4m3fn across the options: f16 queries, heads 64 and 256, blocks of 1 and
+  // 256, sinks with a window, the in-kernel merge, one partition, and a split MQA group.
+  struct Fp8 {
+    const char* name;
+    const char* format;
+    const char* scale;
+    const char* dtype;
+    int64_t head, block, ratio, kvHeads, partitions;
+    int32_t window;
+    bool sinks;
+    const char* merge;
+  };
+  for (Fp8 f : {Fp8{"fp8_e4m3_tensor", "fp8_e4m3", "per_tensor", "bf16", 128, 16, 4, 2, 0, 0, false, "0"},
+                Fp8{"fp8_e4m3_head", "fp8_e4m3", "per_head", "bf16", 128, 16, 4, 3, 0, 0, false, "0"},
+                Fp8{"fp8_e5m2_tensor", "fp8_e5m2", "per_tensor", "bf16", 128, 16, 4, 2, 0, 0, false, "0"},
+                Fp8{"fp8_e5m2_head", "fp8_e5m2", "per_head", "bf16", 128, 16, 4, 3, 0, 0, false, "0"},
+                Fp8{"fp8_e4m3_f16", "fp8_e4m3", "per_head", "f16", 128, 16, 4, 2, 0, 0, false, "0"},
+                Fp8{"fp8_e5m2_f16", "fp8_e5m2", "per_tensor", "f16", 128, 16, 4, 2, 0, 0, false, "0"},
+                Fp8{"fp8_head64", "fp8_e4m3", "per_head", "bf16", 64, 16, 4, 2, 0, 0, false, "0"},
+                Fp8{"fp8_head256", "fp8_e4m3", "per_head", "bf16", 256, 16, 4, 2, 0, 0, false, "0"},
+                Fp8{"fp8_block1", "fp8_e4m3", "per_head", "bf16", 128, 1, 4, 2, 0, 0, false, "0"},
+                Fp8{"fp8_block256", "fp8_e5m2", "per_head", "bf16", 128, 256, 4, 2, 0, 0, false, "0"},
+                Fp8{"fp8_sinks_window", "fp8_e4m3", "per_head", "bf16", 128, 16, 3, 2, 0, 50, true, "0"},
+                Fp8{"fp8_merge_in_kernel", "fp8_e5m2", "per_head", "bf16", 128, 16, 3, 2, 0, 0, false, "1"},
+                Fp8{"fp8_one_partition", "fp8_e4m3", "per_tensor", "bf16", 128, 16, 3, 2, 1, 20, false, "0"},
+                Fp8{"fp8_mqa71", "fp8_e4m3", "per_head", "bf16", 128, 16, 71, 1, 0, 0, true, "0"}}) {
+    PagedDecodeConfig c = base;
+    c.dtype = f.dtype;
+    c.kvCacheDtype = f.format;
+    c.kvScale = f.scale;
+    c.headSize = f.head;
+    c.blockSize = f.block;
+    c.gqaRatio = f.ratio;
+    c.sinks = f.sinks;
+    c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"merge_in_kernel", f.merge}};
+    DecodeCase* added = add(f.name, c, f.kvHeads);
+    added->partitions = f.partitions;
+    added->slidingWindow = f.window;
+  }
   std::vector<int64_t> heads = full ? std::vector<int64_t>{64, 80, 96, 112, 128, 192, 256}
                                     : std::vector<int64_t>{64, 80, 112, 256};
   for (int64_t head : heads) {
@@ -226,6 +266,10 @@ inline std::vector<DecodeCase> decodeCases(bool full, bool clusters) {
     c.maxModelLen = 128;
     c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"q_rows", "16"}, {"cluster_size", "2"}};
     add("cluster2_mqa48", c, 1)->partitions = 2;
+    c.kvCacheDtype = "fp8_e5m2";  // and over an fp8 cache, scales per kv head
+    c.kvScale = "per_head";
+    c.gqaRatio = 8;
+    add("cluster2_fp8", c, 2)->partitions = 2;
   }
   return cases;
 }

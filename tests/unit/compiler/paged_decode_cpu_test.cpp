@@ -2,7 +2,8 @@
 // unused blocks, shuffled tables, poisoned outputs), and proof that the check can fail: a
 // mutant that reads the whole last V block into the PV product is caught, and so are mutants
 // of the sinks (left out of the denominator, counted in every partition, another head's) and
-// of the split of large groups into row blocks (the last block dropped, blocks overlapping).
+// of the split of large groups into row blocks (the last block dropped, blocks overlapping) and
+// of fp8 caches' scales (V's applied twice, another kv head's, K's left out).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -183,6 +184,66 @@ TEST(PagedDecodeSplitGroup, RefusesTheInKernelMerge) {
   ASSERT_FALSE(op.ok());
   EXPECT_THAT(std::string(op.status().message()),
               ::testing::HasSubstr("(gqa_ratio=40, merge_in_kernel=1, q_rows=16)"));
+}
+
+// An fp8 cache, scales per kv head (three heads).
+PagedDecodeConfig fp8Config() {
+  PagedDecodeConfig config;
+  config.gqaRatio = 2;
+  config.kvCacheDtype = "fp8_e4m3";
+  config.kvScale = "per_head";
+  config.tuning = {{"partition_size", "64"}, {"block_n", "32"}};
+  return config;
+}
+
+DecodeProblem fp8Problem() {
+  DecodeProblem problem;
+  problem.numKvHeads = 3;
+  problem.numQHeads = 6;
+  problem.seqLens = {5, 64, 65, 130};
+  return problem;
+}
+
+TEST(PagedDecodeFp8, CatchesTheVScaleAppliedTwice) {
+  expectMutantCaught("%v_scaled = arith.mulf %inverse_tokens, %v_scale_r : tensor<?xf32>",
+                     "%v_once = arith.mulf %inverse_tokens, %v_scale_r : tensor<?xf32>\n"
+                     "        %v_scaled = arith.mulf %v_once, %v_scale_r : tensor<?xf32>",
+                     fp8Config(), fp8Problem());
+}
+
+TEST(PagedDecodeFp8, CatchesAnotherKvHeadsScale) {
+  expectMutantCaught("%scale_at = arith.select %per_head, %kv_head, %c0 : index",
+                     "%scale_at = arith.select %per_head, %c0, %c0 : index", fp8Config(), fp8Problem());
+}
+
+TEST(PagedDecodeFp8, CatchesTheKScaleLeftOut) {
+  expectMutantCaught("%scale_k = arith.mulf %scale, %k_dequant : f32", "%scale_k = arith.mulf %scale, %v_dequant : f32",
+                     fp8Config(), fp8Problem());
+}
+
+TEST(PagedDecodeFp8, RefusesTheShuffledLayoutAndScalesOfTheWrongShape) {
+  auto device = createCpuDevice();
+  auto jit = JitCompiler::create();
+  ASSERT_TRUE(jit.ok());
+  PagedDecodeConfig config = fp8Config();
+  config.kvLayout = "shuffled";
+  auto shuffled = PagedDecode::create(**jit, *device, config);
+  ASSERT_FALSE(shuffled.ok());
+  EXPECT_THAT(std::string(shuffled.status().message()),
+              ::testing::HasSubstr("an fp8 kv_dtype needs kv_layout standard (kv_dtype=f8E4M3FN, kv_layout=shuffled)"));
+  auto op = PagedDecode::create(**jit, *device, fp8Config());
+  ASSERT_TRUE(op.ok()) << op.status();
+  float one = 1;
+  PagedDecodeArgs args;
+  args.keyCache.rank = 4;
+  args.keyCache.shape[2] = 3;
+  args.kScales = TensorArg::contiguous(&one, DType::kF32, {1});
+  args.vScales = args.kScales;
+  absl::Status launched = (*op)(args);
+  EXPECT_THAT(std::string(launched.message()),
+              ::testing::HasSubstr("kv_scale=per_head reads 'k_scales' as [num_kv_heads = 3] f32; got rank 1 of 1"));
+  args.kScales = {};
+  EXPECT_THAT(std::string((*op)(args).message()), ::testing::HasSubstr("reads the argument 'k_scales'"));
 }
 
 TEST(PagedDecodeCluster, RefusedWhereTheTargetHasNoClusters) {
