@@ -1,5 +1,6 @@
 """Paged decode on the H200: tilejit against vLLM's Triton `unified_attention` and
-`decode_attention_fwd` (4 and 16 splits), in the same process, on the same data, timed the
+`decode_attention_fwd` (4 and 16 splits) and cuDNN SDPA on contiguous copies of the same K/V
+(`cudnn_contiguous`, reported beside the vLLM peers: decode_cells.py), in the same process, on the same data, timed the
 same way (bench/peers/common.py: one event pair per iteration, median, L2 flushed).
 
 Cells: bf16, head 128, block 16, q/kv heads 32/32, 32/8, 64/8, batch 1/16/64/256,
@@ -214,7 +215,7 @@ def run_case(hq, hkv, b, ctx):
 
     if PEERS:
         for name, fn in decode_peers(q, k_cache, v_cache, out, block_table, seq_lens, ctx, scale, NSEG).items():
-            timed(name, fn)
+            timed(name, fn, getattr(fn, "timed", None))
     write(rec)
     del k_cache, v_cache, tj_k, tj_v, pack_k, pack_v
     torch.cuda.empty_cache()

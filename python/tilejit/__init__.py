@@ -13,7 +13,7 @@ import ctypes
 import os
 
 _DTYPES = {"float16": 0, "bfloat16": 1, "float32": 2, "float64": 3, "int8": 4, "int32": 5,
-           "int64": 6, "uint8": 7, "bool": 8}
+           "int64": 6, "uint8": 7, "bool": 8, "float8_e4m3fn": 9, "float8_e5m2": 10}
 
 
 class _Tensor(ctypes.Structure):
