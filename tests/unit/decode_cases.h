@@ -68,8 +68,9 @@ inline std::vector<DecodeCase> decodeCases(bool full, bool clusters) {
     add(g.name, c, g.kvHeads)->slidingWindow = g.window;
   }
   // fp8 caches, both formats with both scale kinds (per kv head: three heads of their own
-  // scales), then e4m3fn across the options: f16 queries, heads 64 and 256, blocks of 1 and
-  // 256, sinks with a window, the in-kernel merge, one partition, and a split MQA group.
+  // scales), then across the options: f16 queries, heads 64 and 256, blocks of 1 and 256,
+  // sinks with a window, the in-kernel merge, one partition, a split MQA group, and head 80
+  // in blocks of 8 with soft cap and ALiBi.
   struct Fp8 {
     const char* name;
     const char* format;
@@ -93,7 +94,8 @@ inline std::vector<DecodeCase> decodeCases(bool full, bool clusters) {
                 Fp8{"fp8_sinks_window", "fp8_e4m3", "per_head", "bf16", 128, 16, 3, 2, 0, 50, true, "0"},
                 Fp8{"fp8_merge_in_kernel", "fp8_e5m2", "per_head", "bf16", 128, 16, 3, 2, 0, 0, false, "1"},
                 Fp8{"fp8_one_partition", "fp8_e4m3", "per_tensor", "bf16", 128, 16, 3, 2, 1, 20, false, "0"},
-                Fp8{"fp8_mqa71", "fp8_e4m3", "per_head", "bf16", 128, 16, 71, 1, 0, 0, true, "0"}}) {
+                Fp8{"fp8_mqa71", "fp8_e4m3", "per_head", "bf16", 128, 16, 71, 1, 0, 0, true, "0"},
+                Fp8{"fp8_head80_soft_cap_alibi", "fp8_e5m2", "per_head", "bf16", 80, 8, 4, 2, 0, 0, false, "0"}}) {
     PagedDecodeConfig c = base;
     c.dtype = f.dtype;
     c.kvCacheDtype = f.format;
@@ -103,9 +105,12 @@ inline std::vector<DecodeCase> decodeCases(bool full, bool clusters) {
     c.gqaRatio = f.ratio;
     c.sinks = f.sinks;
     c.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"merge_in_kernel", f.merge}};
+    const bool capped = f.head == 80;  // (K's scale joins the logits before the cap and the bias)
+    c.softCap = c.alibi = capped;
     DecodeCase* added = add(f.name, c, f.kvHeads);
     added->partitions = f.partitions;
     added->slidingWindow = f.window;
+    if (capped) added->softCapValue = 5.0f;
   }
   std::vector<int64_t> heads = full ? std::vector<int64_t>{64, 80, 96, 112, 128, 192, 256}
                                     : std::vector<int64_t>{64, 80, 112, 256};
