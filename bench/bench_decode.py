@@ -23,7 +23,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
-from common import bench, decode_peers, decode_reference as reference, rel_err  # noqa: E402
+from common import bench, decode_peers, decode_reference as reference, read_ceiling, rel_err  # noqa: E402
 from decode_data import decode_inputs, merge_heads, merge_step, shuffled_caches  # noqa: E402
 from decode_goals import cell_name, peer_times  # noqa: E402
 
@@ -223,12 +223,7 @@ def run_case(hq, hkv, b, ctx):
 
 
 def main():
-    # the read ceiling in this run: torch.sum over 8 GiB of fp32
-    x = torch.empty(2 * 1024**3, dtype=torch.float32, device="cuda").normal_()
-    r = bench(lambda: x.sum(), flush=False, iters=30)
-    read_bw = x.numel() * 4 / (r["median_ms"] * 1e-3) / 1e12
-    del x
-    torch.cuda.empty_cache()
+    read_bw, r = read_ceiling()  # torch.sum over 8 GiB of fp32, in this run
     write(dict(item="read_ceiling", TBps=read_bw, r=r))
     rows = []
     for hq, hkv in [(32, 32), (32, 8), (64, 8)]:

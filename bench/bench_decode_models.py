@@ -26,7 +26,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
-from common import bench, cudnn_contiguous, decode_peers, rel_err  # noqa: E402
+from common import bench, cudnn_contiguous, decode_peers, decode_reference, read_ceiling, rel_err  # noqa: E402
 from decode_data import decode_inputs  # noqa: E402
 
 import tilejit  # noqa: E402
@@ -41,22 +41,6 @@ jit = tilejit.Jit()
 def write(rec):
     with open(os.path.join(OUT, "decode_models.jsonl"), "a") as f:
         f.write(json.dumps(rec) + "\n")
-
-
-def reference(q, k, v, table, lens, s, scale, sinks=None):
-    """float64 attention of sequence s's query over its paged K/V (already dequantized), with
-    each head's sink logit in the denominator."""
-    D, hq, hkv, L = q.shape[2], q.shape[1], k.shape[2], int(lens[s])
-    nb = (L + BS - 1) // BS
-    blocks = table[s, :nb].long()
-    K = k[blocks].reshape(nb * BS, hkv, D)[:L].double()
-    V = v[blocks].reshape(nb * BS, hkv, D)[:L].double()
-    qh = q[s].double().view(hkv, hq // hkv, D)
-    logits = torch.einsum("hgd,thd->hgt", qh, K) * scale
-    if sinks is not None:
-        logits = torch.cat([logits, sinks.double().view(hkv, hq // hkv, 1)], dim=-1)
-    p = torch.softmax(logits, dim=-1)[..., :L]
-    return torch.einsum("hgt,thd->hgd", p, V).reshape(hq, D)
 
 
 class OpCall:
@@ -86,6 +70,17 @@ def cell_tensors(data, D, hq, hkv, sinks=None, k_cache=None, v_cache=None, k_sca
                 scale=1.0 / math.sqrt(D), soft_cap_value=0.0, sliding_window=0)
 
 
+def cell_inputs(b, ctx, hq, hkv, D, sinks=None):
+    """A cell's inputs (every sequence ctx tokens), its output buffer, scale and the float64
+    references of its first and last sequences."""
+    data = decode_inputs(b, ctx, hq, hkv, D, BS)
+    out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
+    scale = 1.0 / math.sqrt(D)
+    refs = {s: decode_reference(data.q, data.k_cache, data.v_cache, data.table, data.lens, s, scale, sinks)
+            for s in {0, b - 1}}
+    return data, out, scale, refs
+
+
 def timed(rec, name, fn, out, refs, kv_bytes, timed_fn=None):
     """Checks fn's output on the reference sequences, then times it (or timed_fn, the same work
     without the copy into `out`) into rec[name_*]."""
@@ -109,10 +104,7 @@ def fp8_cell(b, ctx, hq=32, hkv=8, D=128):
     rec = dict(part="fp8", hq=hq, hkv=hkv, batch=b, ctx=ctx, head=D, kv_bytes_fp8=b * ctx * hkv * D * 2)
     if 2 * rec["kv_bytes_fp8"] * 3 > LIMIT:  # bf16 caches, fp8 copies, dequantized reference inputs
         return dict(rec, skipped="caches too large")
-    data = decode_inputs(b, ctx, hq, hkv, D, BS)
-    out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
-    scale = 1.0 / math.sqrt(D)
-    refs16 = {s: reference(data.q, data.k_cache, data.v_cache, data.table, data.lens, s, scale) for s in {0, b - 1}}
+    data, out, scale, refs16 = cell_inputs(b, ctx, hq, hkv, D)
     bf16 = OpCall(b, hq, hkv, ctx, D, out, cell_tensors(data, D, hq, hkv))
     timed(rec, "bf16", bf16.run, out, refs16, 2 * rec["kv_bytes_fp8"])
     for kind in ("per_tensor", "per_head"):
@@ -124,7 +116,7 @@ def fp8_cell(b, ctx, hq=32, hkv=8, D=128):
         k8 = (data.k_cache.float() / ks.view(shape)).to(torch.float8_e4m3fn)
         v8 = (data.v_cache.float() / vs.view(shape)).to(torch.float8_e4m3fn)
         kd, vd = (k8.float() * ks.view(shape)), (v8.float() * vs.view(shape))
-        refs = {s: reference(data.q, kd, vd, data.table, data.lens, s, scale) for s in {0, b - 1}}
+        refs = {s: decode_reference(data.q, kd, vd, data.table, data.lens, s, scale) for s in {0, b - 1}}
         del kd, vd
         op = OpCall(b, hq, hkv, ctx, D, out, cell_tensors(data, D, hq, hkv, k_cache=k8, v_cache=v8,
                                                           k_scales=ks, v_scales=vs),
@@ -138,10 +130,7 @@ def fp8_cell(b, ctx, hq=32, hkv=8, D=128):
 def mqa_cell(hq, b, ctx, D):
     hkv = 1
     rec = dict(part="mqa", hq=hq, hkv=hkv, batch=b, ctx=ctx, head=D, kv_bytes=b * ctx * hkv * D * 4)
-    data = decode_inputs(b, ctx, hq, hkv, D, BS)
-    out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
-    scale = 1.0 / math.sqrt(D)
-    refs = {s: reference(data.q, data.k_cache, data.v_cache, data.table, data.lens, s, scale) for s in {0, b - 1}}
+    data, out, scale, refs = cell_inputs(b, ctx, hq, hkv, D)
     for rows in (16, 32):
         op = OpCall(b, hq, hkv, ctx, D, out, cell_tensors(data, D, hq, hkv), q_rows=rows)
         timed(rec, f"tilejit_q{rows}", op.run, out, refs, rec["kv_bytes"])
@@ -152,13 +141,9 @@ def mqa_cell(hq, b, ctx, D):
 
 def sinks_cell(b, ctx, hq=64, hkv=8, D=64):
     rec = dict(part="sinks", hq=hq, hkv=hkv, batch=b, ctx=ctx, head=D, kv_bytes=b * ctx * hkv * D * 4)
-    data = decode_inputs(b, ctx, hq, hkv, D, BS)
-    out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
-    scale = 1.0 / math.sqrt(D)
     sinks = torch.randn(hq, dtype=torch.float32, device="cuda") + 2.0
     for on in (0, 1):
-        refs = {s: reference(data.q, data.k_cache, data.v_cache, data.table, data.lens, s, scale,
-                             sinks if on else None) for s in {0, b - 1}}
+        data, out, scale, refs = cell_inputs(b, ctx, hq, hkv, D, sinks if on else None)
         op = OpCall(b, hq, hkv, ctx, D, out, cell_tensors(data, D, hq, hkv, sinks=sinks), sinks=on)
         timed(rec, f"sinks{on}", op.run, out, refs, rec["kv_bytes"])
     return rec
@@ -168,10 +153,7 @@ def cudnn_cell(hq, hkv, b, ctx, D=128):
     rec = dict(part="cudnn", hq=hq, hkv=hkv, batch=b, ctx=ctx, head=D, kv_bytes=b * ctx * hkv * D * 4)
     if 2 * rec["kv_bytes"] > LIMIT:  # paged caches and their contiguous copies
         return dict(rec, skipped="caches too large")
-    data = decode_inputs(b, ctx, hq, hkv, D, BS)
-    out = torch.empty(b, hq, D, dtype=torch.bfloat16, device="cuda")
-    scale = 1.0 / math.sqrt(D)
-    refs = {s: reference(data.q, data.k_cache, data.v_cache, data.table, data.lens, s, scale) for s in {0, b - 1}}
+    data, out, scale, refs = cell_inputs(b, ctx, hq, hkv, D)
     op = OpCall(b, hq, hkv, ctx, D, out, cell_tensors(data, D, hq, hkv))
     timed(rec, "tilejit_op", op.run, out, refs, rec["kv_bytes"])
     fn = cudnn_contiguous(data.q, data.k_cache, data.v_cache, out, data.table, ctx, scale)
@@ -201,11 +183,7 @@ def cells():
 
 
 def main():
-    x = torch.empty(2 * 1024**3, dtype=torch.float32, device="cuda").normal_()
-    r = bench(lambda: x.sum(), flush=False, iters=30)
-    ceiling = x.numel() * 4 / (r["median_ms"] * 1e-3) / 1e12
-    del x
-    torch.cuda.empty_cache()
+    ceiling, _ = read_ceiling()
     write(dict(item="read_ceiling", TBps=ceiling))
     for fn, args in cells():
         try:

@@ -102,21 +102,30 @@ void expectMutantCaught(const std::string& from, const std::string& to, PagedDec
   EXPECT_FALSE(check->passed) << "the mutant (" << to << ") passed: " << check->detail;
 }
 
-PagedDecodeConfig sinkConfig() {
+// A small case: GQA `ratio` in 64-token partitions of 32-token tiles (16 q rows), on
+// `kvHeads` kv heads, lengths inside the first, at the edge of and across partitions.
+PagedDecodeConfig smallConfig(int64_t ratio) {
   PagedDecodeConfig config;
-  config.gqaRatio = 2;
-  config.sinks = true;
-  config.tuning = {{"partition_size", "64"}, {"block_n", "32"}};
+  config.gqaRatio = ratio;
+  config.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"q_rows", "16"}};
   return config;
 }
 
-DecodeProblem sinkProblem() {
+DecodeProblem smallProblem(int64_t kvHeads, int64_t ratio) {
   DecodeProblem problem;
-  problem.numKvHeads = 1;
-  problem.numQHeads = 2;
-  problem.seqLens = {5, 64, 65, 200};
+  problem.numKvHeads = kvHeads;
+  problem.numQHeads = kvHeads * ratio;
+  problem.seqLens = {5, 64, 65, 130};
   return problem;
 }
+
+PagedDecodeConfig sinkConfig() {
+  PagedDecodeConfig config = smallConfig(2);
+  config.sinks = true;
+  return config;
+}
+
+DecodeProblem sinkProblem() { return smallProblem(1, 2); }
 
 TEST(PagedDecodeSinks, CatchesASinkLeftOutOfTheDenominator) {
   expectMutantCaught("%l_sink = arith.addf %l_rescaled, %sink_p", "%l_sink = arith.addf %l_rescaled, %zero_r",
@@ -149,20 +158,9 @@ TEST(PagedDecodeSinks, RequiresTheSinksArgument) {
 
 // A group of 40 on one kv head in row blocks of 16, 16 and 8: a grid without the last block,
 // or blocks that all start at the group's first row, leave rows unwritten (NaN) or wrong.
-PagedDecodeConfig splitConfig() {
-  PagedDecodeConfig config;
-  config.gqaRatio = 40;
-  config.tuning = {{"partition_size", "64"}, {"block_n", "32"}, {"q_rows", "16"}};
-  return config;
-}
+PagedDecodeConfig splitConfig() { return smallConfig(40); }
 
-DecodeProblem splitProblem() {
-  DecodeProblem problem;
-  problem.numKvHeads = 2;
-  problem.numQHeads = 80;
-  problem.seqLens = {5, 64, 65, 130};
-  return problem;
-}
+DecodeProblem splitProblem() { return smallProblem(2, 40); }
 
 TEST(PagedDecodeSplitGroup, CatchesAGridWithoutTheLastRowBlock) {
   expectMutantCaught("%row_blocks = arith.ceildivsi %group, %rows : index",
@@ -188,21 +186,13 @@ TEST(PagedDecodeSplitGroup, RefusesTheInKernelMerge) {
 
 // An fp8 cache, scales per kv head (three heads).
 PagedDecodeConfig fp8Config() {
-  PagedDecodeConfig config;
-  config.gqaRatio = 2;
+  PagedDecodeConfig config = smallConfig(2);
   config.kvCacheDtype = "fp8_e4m3";
   config.kvScale = "per_head";
-  config.tuning = {{"partition_size", "64"}, {"block_n", "32"}};
   return config;
 }
 
-DecodeProblem fp8Problem() {
-  DecodeProblem problem;
-  problem.numKvHeads = 3;
-  problem.numQHeads = 6;
-  problem.seqLens = {5, 64, 65, 130};
-  return problem;
-}
+DecodeProblem fp8Problem() { return smallProblem(3, 2); }
 
 TEST(PagedDecodeFp8, CatchesTheVScaleAppliedTwice) {
   expectMutantCaught("%v_scaled = arith.mulf %inverse_tokens, %v_scale_r : tensor<?xf32>",
