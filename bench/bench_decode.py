@@ -1,5 +1,6 @@
 """Paged decode on the H200: tilejit against vLLM's Triton `unified_attention` and
-`decode_attention_fwd` (4 and 16 splits), in the same process, on the same data, timed the
+`decode_attention_fwd` (4 and 16 splits) and cuDNN SDPA on contiguous copies of the same K/V
+(`cudnn_contiguous`, reported beside the vLLM peers: decode_cells.py), in the same process, on the same data, timed the
 same way (bench/peers/common.py: one event pair per iteration, median, L2 flushed).
 
 Cells: bf16, head 128, block 16, q/kv heads 32/32, 32/8, 64/8, batch 1/16/64/256,
@@ -22,7 +23,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "peers"))
-from common import bench, decode_peers, decode_reference as reference, rel_err  # noqa: E402
+from common import bench, decode_peers, decode_reference as reference, read_ceiling, rel_err  # noqa: E402
 from decode_data import decode_inputs, merge_heads, merge_step, shuffled_caches  # noqa: E402
 from decode_goals import cell_name, peer_times  # noqa: E402
 
@@ -175,8 +176,9 @@ def run_case(hq, hkv, b, ctx):
                            merge_heads(b, hq, merge_step(parts)), head_size=pack_d)
         p_out = torch.empty(b, parts, hq, pack_d, dtype=torch.float32, device=dev)
         p_lse = torch.empty(b, parts, hq, dtype=torch.float32, device=dev)
+        # (slopes twice: the ALiBi slopes and the sinks, neither read without its option)
         dargs = dec.make_args(tj_out, p_out, p_lse, tj_q, pack_k, pack_v, block_table, seq_lens, slopes,
-                              arrivals, scale, 0.0, 0)
+                              slopes, arrivals, scale, 0.0, 0)
         rargs = red.make_args(tj_out, p_out, p_lse, seq_lens) if red is not None else None
 
         def f_tj(dec=dec, red=red, dargs=dargs, rargs=rargs):
@@ -213,7 +215,7 @@ def run_case(hq, hkv, b, ctx):
 
     if PEERS:
         for name, fn in decode_peers(q, k_cache, v_cache, out, block_table, seq_lens, ctx, scale, NSEG).items():
-            timed(name, fn)
+            timed(name, fn, getattr(fn, "timed", None))
     write(rec)
     del k_cache, v_cache, tj_k, tj_v, pack_k, pack_v
     torch.cuda.empty_cache()
@@ -221,12 +223,7 @@ def run_case(hq, hkv, b, ctx):
 
 
 def main():
-    # the read ceiling in this run: torch.sum over 8 GiB of fp32
-    x = torch.empty(2 * 1024**3, dtype=torch.float32, device="cuda").normal_()
-    r = bench(lambda: x.sum(), flush=False, iters=30)
-    read_bw = x.numel() * 4 / (r["median_ms"] * 1e-3) / 1e12
-    del x
-    torch.cuda.empty_cache()
+    read_bw, r = read_ceiling()  # torch.sum over 8 GiB of fp32, in this run
     write(dict(item="read_ceiling", TBps=read_bw, r=r))
     rows = []
     for hq, hkv in [(32, 32), (32, 8), (64, 8)]:

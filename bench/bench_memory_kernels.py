@@ -139,7 +139,7 @@ def bench_cache(jit, peer):
             slot = torch.arange(first, first + N, device="cuda")
         moved = 4 * N * H * D * 2
         rec = dict(item="cache", layout=layout, slots=slots, N=N, kv_heads=H, head=D, blocks=NB, block=BS, bytes=moved)
-        args = kernel.make_args(key, val, kc, vc, slot)
+        args = kernel.make_args(key, val, kc, vc, slot, one_s, one_s)  # (fp8 scales: unread here)
         if layout == "standard":  # the slots to be written poisoned first
             kc.view(-1, H, D)[slot] = float("nan")
             vc.view(-1, H, D)[slot] = float("nan")

@@ -1,5 +1,6 @@
 """Each measured cell of a bench_decode.py run, in order: the op's time, the best peer's and
-the speed-up (the figure the 1.25x goal reads), one line per record, so that repeated runs of
+the speed-up (the figure the 1.25x goal reads) and the op against cuDNN SDPA on contiguous
+copies of the K/V (goal >= 1.0x), one line per record, so that repeated runs of
 a few cells (CELLS=...) show their spread; first the run's read ceiling (the speed-up of a
 cell that streams at the ceiling moves with it from host to host).
 
@@ -16,7 +17,10 @@ def main(path):
     print(f"read ceiling {ceilings[-1]:.3f} TB/s" if ceilings else "read ceiling: not measured in this run")
     for r in measured(rows):
         peer, t = best_peer(r), r["tilejit_op_us"]
-        print(f"{cell_name(r)}  op {t:.2f}  peer {peer or float('nan'):.1f}  {speedup(peer, t)}")
+        # cuDNN on contiguous K/V: the goal is >= 1.0x of it (paging for free).
+        cudnn = r.get("cudnn_contiguous_us")
+        print(f"{cell_name(r)}  op {t:.2f}  peer {peer or float('nan'):.1f}  {speedup(peer, t)}"
+              f"  cudnn {cudnn or float('nan'):.1f}  {speedup(cudnn, t)}")
 
 
 if __name__ == "__main__":

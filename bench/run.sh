@@ -10,6 +10,9 @@
 #   decode     the paged-decode matrix against the peers (bench_decode.py; its variables pass
 #              through: CELLS, PARTITIONS, BLOCK_NS, HEAD_SIZE, ...), scored (decode_goals.py),
 #              ranked per table class (decode_table.py), per cell (decode_cells.py)
+#   decode-models  the served models' decode shapes (bench_decode_models.py: fp8 caches against
+#              bf16, MQA 71/1 and 48/1 against vLLM, sinks against none, the op against cuDNN
+#              on contiguous K/V; PARTS picks some), goals per cell (decode_models_summary.py)
 #   jit        cold JIT, warm start and launch cost (tilejit_bench_jit)
 #   timeline   the decode op with the device library's trace switch: each program's timeline
 #              (decode_timeline.py; CELLS, LENS, RUNS) and the launches' tail (timeline_tail.py)
@@ -74,6 +77,12 @@ for suite in ${suites// ab / ab-decode ab-jit }; do
       python3 bench/decode_table.py "$OUT/decode/decode_tilejit.jsonl" > "$OUT/decode/table.txt" 2>&1
       python3 bench/decode_cells.py "$OUT/decode/decode_tilejit.jsonl" > "$OUT/decode/cells.txt" 2>&1
       tail -40 "$OUT/decode/log.txt"; cat "$OUT/decode/goals.txt" ;;
+    decode-models) mkdir -p "$OUT/decode-models"
+      OUT=$OUT/decode-models TILEJIT_LIB="$PWD/$B/libtilejit_c.so" TILEJIT_CACHE_DIR=$(mktemp -d) \
+        timeout 580 python3 bench/bench_decode_models.py > "$OUT/decode-models/log.txt" 2>&1 \
+        || tail -5 "$OUT/decode-models/log.txt"
+      python3 bench/decode_models_summary.py "$OUT/decode-models/decode_models.jsonl" \
+        | tee "$OUT/decode-models/summary.txt" | tail -60 ;;
     jit) { jit_cold $B bin
         cache=$(mktemp -d); for i in 1 2 3 4 5; do TILEJIT_CACHE_DIR=$cache $B/tilejit_bench_jit warm; done
         $B/tilejit_bench_jit launch; } 2>&1 | tee "$OUT/jit.jsonl" ;;

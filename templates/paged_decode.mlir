@@ -2,7 +2,10 @@
 // cache through the block table; the context split into partitions of `partition_size`
 // tokens so small batches at long context still fill the GPU (grid: seqs x kv heads x
 // partitions, from shapes only; `grid_order` picks which of the first two varies fastest).
-// The q heads of one GQA group share every K/V load and form the M dimension of both dots.
+// The q heads of one GQA group share every K/V load and form the M dimension of both dots;
+// a group larger than q_rows (MQA: 48, 71, 128 q heads on one kv head) is split into
+// ceil(gqa_ratio / q_rows) row blocks, one program each, over the same K/V (the second grid
+// dimension counts kv heads x row blocks): the blocks' reads of a tile meet in L2.
 // Each program writes the group's partial output and LSE of its partition, and
 // paged_decode_reduce merges them - or, with merge_in_kernel, the last program of the
 // (sequence, kv head) to finish does (tj.arrive), or, with cluster_size > 1 (sm_90), the
@@ -14,11 +17,19 @@
 // never read: paged_load masks those rows, and their logits are -inf.
 tj.template @paged_decode {
   tj.param @dtype : type values [f16, bf16] default bf16
+  // The caches' element type: dtype itself, or fp8 (e4m3fn, e5m2) read as code x scale, the
+  // scale one per tensor (k_scales / v_scales of one element) or one per kv head
+  // ([num_kv_heads]). The codes widen to dtype exactly; K's scale joins the logit scale and
+  // V's the output's normalization (per program constants), so no tile is multiplied.
+  tj.param @kv_dtype : type values [f16, bf16, f8E4M3FN, f8E5M2] default bf16
+  tj.param @kv_scale : string values ["per_tensor", "per_head"] default "per_tensor"
   tj.param @head_size : int values [64, 80, 96, 112, 128, 192, 256] default 128
   tj.param @block_size : int values [1, 8, 16, 32, 64, 128, 256] default 16
-  tj.param @gqa_ratio : int range [1, 16] default 1
+  tj.param @gqa_ratio : int range [1, 128] default 1
   tj.param @kv_layout : string values ["standard", "shuffled"] default "standard"
-  // Rows of the q tile: the group padded to the matrix instruction's M.
+  // Rows of the q tile: the group padded to the matrix instruction's M, or one row block of
+  // a larger group (the targets' q_rows, 16 on sm_90, is measured on groups of 16 or less;
+  // for split groups it is not measured yet - the decode suite's MQA cells compare 16 and 32).
   tj.param @q_rows : int values [1, 2, 4, 8, 16, 32]
   tj.param @block_n : int values [16, 32, 64, 128]
   // Any multiple of block_n (a measured table picks powers of two; a grid that is known can
@@ -44,11 +55,43 @@ tj.template @paged_decode {
   tj.param @cluster_size : int range [1, 8] default 1
   tj.param @soft_cap : int values [0, 1] default 0
   tj.param @alibi : int values [0, 1] default 0
+  // 1: one learned logit per q head (`sinks`, f32, natural units, neither scaled, capped nor
+  // biased) joins every row's softmax denominator and contributes no value. Only partition 0
+  // counts it (its partial's LSE carries it), so each merge sees it exactly once.
+  tj.param @sinks : int values [0, 1] default 0
 
-  tj.constraint "q_rows must hold the whole GQA group" {
+  tj.constraint "merge_in_kernel counts one program per partition of a (sequence, kv head): it needs the whole GQA group in one program (q_rows >= gqa_ratio)" {
     %rows = tj.param_value @q_rows : index
     %ratio = tj.param_value @gqa_ratio : index
-    %ok = arith.cmpi sge, %rows, %ratio : index
+    %whole = arith.cmpi sge, %rows, %ratio : index
+    %in_kernel = tj.param_value @merge_in_kernel : index
+    %c0 = arith.constant 0 : index
+    %no_arrivals = arith.cmpi eq, %in_kernel, %c0 : index
+    %ok = arith.ori %whole, %no_arrivals : i1
+    tj.yield %ok : i1
+  }
+  tj.constraint "kv_dtype must be dtype or an fp8 type (f8E4M3FN, f8E5M2)" {
+    %e4m3 = tj.param_equals @kv_dtype, f8E4M3FN
+    %e5m2 = tj.param_equals @kv_dtype, f8E5M2
+    %fp8 = arith.ori %e4m3, %e5m2 : i1
+    %kv_bf16 = tj.param_equals @kv_dtype, bf16
+    %q_bf16 = tj.param_equals @dtype, bf16
+    %kv_f16 = tj.param_equals @kv_dtype, f16
+    %q_f16 = tj.param_equals @dtype, f16
+    %both_bf16 = arith.andi %kv_bf16, %q_bf16 : i1
+    %both_f16 = arith.andi %kv_f16, %q_f16 : i1
+    %same = arith.ori %both_bf16, %both_f16 : i1
+    %ok = arith.ori %fp8, %same : i1
+    tj.yield %ok : i1
+  }
+  tj.constraint "the shuffled layout holds 16-bit caches: an fp8 kv_dtype needs kv_layout standard" {
+    %e4m3 = tj.param_equals @kv_dtype, f8E4M3FN
+    %e5m2 = tj.param_equals @kv_dtype, f8E5M2
+    %fp8 = arith.ori %e4m3, %e5m2 : i1
+    %shuffled = tj.param_equals @kv_layout, "shuffled"
+    %both = arith.andi %fp8, %shuffled : i1
+    %true = arith.constant true
+    %ok = arith.xori %both, %true : i1
     tj.yield %ok : i1
   }
   tj.constraint "partition_size must be a multiple of block_n" {
@@ -88,9 +131,13 @@ tj.template @paged_decode {
     %seqs = tj.shape_symbol "num_seqs" : index
     %kv_heads = tj.shape_symbol "num_kv_heads" : index
     %partitions = tj.shape_symbol "max_partitions" : index
+    %group = tj.param_value @gqa_ratio : index
+    %rows = tj.param_value @q_rows : index
+    %row_blocks = arith.ceildivsi %group, %rows : index
+    %groups = arith.muli %kv_heads, %row_blocks : index
     %heads_first = tj.param_equals @grid_order, "heads_first"
-    %x = arith.select %heads_first, %kv_heads, %seqs : index
-    %y = arith.select %heads_first, %seqs, %kv_heads : index
+    %x = arith.select %heads_first, %groups, %seqs : index
+    %y = arith.select %heads_first, %seqs, %groups : index
     tj.yield %x, %y, %partitions : index, index, index
   } threads {
     %warps = tj.param_value @num_warps : index
@@ -104,11 +151,14 @@ tj.template @paged_decode {
       %partial_out: !tj.view<[num_seqs, max_partitions, num_q_heads, head_size], f32>,
       %partial_lse: !tj.view<[num_seqs, max_partitions, num_q_heads], f32>,
       %query: !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>,
-      %key_cache: !tj.kv_cache<k, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>,
-      %value_cache: !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>,
+      %key_cache: !tj.kv_cache<k, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"kv_dtype", 0>, layout = kv_layout>,
+      %value_cache: !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"kv_dtype", 0>, layout = kv_layout>,
       %block_tables: !tj.view<[num_seqs, max_blocks_per_seq], i32>,
       %seq_lens: !tj.view<[num_seqs], i32>,
       %alibi_slopes: !tj.view<[num_q_heads], f32>,
+      %sinks: !tj.view<[num_q_heads], f32>,
+      %k_scales: !tj.view<[num_kv_scales], f32>,
+      %v_scales: !tj.view<[num_kv_scales], f32>,
       %arrivals: !tj.view<[num_seqs, num_kv_heads], i32>,
       %scale: f32, %soft_cap_value: f32, %sliding_window: i32) {
     // The merge kernel, if any, may be placed as soon as every program here has started (it
@@ -118,9 +168,16 @@ tj.template @paged_decode {
     %program_y = tj.program_id 1 : index
     %heads_first = tj.param_equals @grid_order, "heads_first"
     %seq = arith.select %heads_first, %program_y, %program_x : index
-    %kv_head = arith.select %heads_first, %program_x, %program_y : index
+    %row_program = arith.select %heads_first, %program_x, %program_y : index
     %partition = tj.program_id 2 : index
     %ratio = tj.param_value @gqa_ratio : index
+    // The program's kv head and its block of the group's rows (one block unless the group is
+    // larger than q_rows: then the divisions are by a constant 1 and fold away).
+    %q_rows = tj.param_value @q_rows : index
+    %row_blocks = arith.ceildivsi %ratio, %q_rows : index
+    %kv_head = arith.divsi %row_program, %row_blocks : index
+    %row_block = arith.remsi %row_program, %row_blocks : index
+    %block_rows = arith.muli %row_block, %q_rows : index
     %partition_size = tj.param_value @partition_size : index
     %block_n = tj.param_value @block_n : index
     %c0 = arith.constant 0 : index
@@ -138,8 +195,13 @@ tj.template @paged_decode {
     %len_i32 = tj.load_scalar %seq_lens[%seq] : !tj.view<[num_seqs], i32> -> i32
     %seq_len = arith.index_cast %len_i32 : i32 to index
     %has_tokens = arith.cmpi slt, %start, %seq_len : index
-    %head0 = arith.muli %kv_head, %ratio : index
-    %head_end = arith.addi %head0, %ratio : index
+    %group0 = arith.muli %kv_head, %ratio : index
+    %head0 = arith.addi %group0, %block_rows : index
+    %group_end = arith.addi %group0, %ratio : index
+    %split = arith.cmpi sgt, %ratio, %q_rows : index
+    %block_end = arith.addi %head0, %q_rows : index
+    %split_end = arith.minsi %block_end, %group_end : index
+    %head_end = arith.select %split, %split_end, %group_end : index
     %num_seqs = tj.shape_symbol "num_seqs" : index
     %max_partitions = tj.shape_symbol "max_partitions" : index
     %head_size = tj.param_value @head_size : index
@@ -189,7 +251,22 @@ tj.template @paged_decode {
       // The logits are kept in base 2: scale, soft cap and ALiBi slopes times log2(e), once, so
       // that the softmax's exponentials are exp2 of a difference (no multiply per element).
       %log2e = arith.constant 1.44269504 : f32
-      %scale2 = arith.mulf %scale, %log2e : f32
+      // An fp8 cache's scales, this kv head's (or the tensor's); 1 for a 16-bit cache.
+      %e4m3 = tj.param_equals @kv_dtype, f8E4M3FN
+      %e5m2 = tj.param_equals @kv_dtype, f8E5M2
+      %fp8 = arith.ori %e4m3, %e5m2 : i1
+      %k_dequant, %v_dequant = scf.if %fp8 -> (f32, f32) {
+        %per_head = tj.param_equals @kv_scale, "per_head"
+        %scale_at = arith.select %per_head, %kv_head, %c0 : index
+        %k_s = tj.load_scalar %k_scales[%scale_at] : !tj.view<[num_kv_scales], f32> -> f32
+        %v_s = tj.load_scalar %v_scales[%scale_at] : !tj.view<[num_kv_scales], f32> -> f32
+        scf.yield %k_s, %v_s : f32, f32
+      } else {
+        %unscaled = arith.constant 1.0 : f32
+        scf.yield %unscaled, %unscaled : f32, f32
+      }
+      %scale_k = arith.mulf %scale, %k_dequant : f32
+      %scale2 = arith.mulf %scale_k, %log2e : f32
       %scale_s = tj.full %scale2 [q_rows, block_n] : f32 -> tensor<?x?xf32>
       %soft_cap2 = arith.mulf %soft_cap_value, %log2e : f32
       %zero_r = tj.full %zero [q_rows] : f32 -> tensor<?xf32>
@@ -208,26 +285,29 @@ tj.template @paged_decode {
       // the copy overlaps the dots and the softmax. On GPU targets the placement pass puts these
       // tiles (they only feed dots) in shared memory, filled asynchronously: no registers held.
       %k_first = tj.paged_load %key_cache, %block_tables[%seq] tokens %start limit %end head %kv_head [block_n, head_size]
-          : !tj.kv_cache<k, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
+          : !tj.kv_cache<k, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"kv_dtype", 0>, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"kv_dtype", 0>>
       %v_first = tj.paged_load %value_cache, %block_tables[%seq] tokens %start limit %end head %kv_head [block_n, head_size]
-          : !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
+          : !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"kv_dtype", 0>, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"kv_dtype", 0>>
 
       // The row sums are carried per column (l_cols) and summed once after the loop: a row
       // reduction per tile is a cross-warp exchange (a barrier in the tile's chain), and
       // scaled by the same alpha every tile, the columns sum to the same l.
-      %m, %l_cols, %acc, %k_past, %v_past = scf.for %t0 = %start to %end step %block_n
+      %m_tokens, %l_cols, %acc_tokens, %k_past, %v_past = scf.for %t0 = %start to %end step %block_n
           iter_args(%m_i = %m0, %l_i = %l_cols0, %acc_i = %acc0, %k = %k_first, %v = %v_first)
-          -> (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>) {
+          -> (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"kv_dtype", 0>>, tensor<?x?x!tj.dtype<"kv_dtype", 0>>) {
         // The next tile (all rows masked past the partition's end: nothing is read there).
         %t_next = arith.addi %t0, %block_n : index
         %k_next = tj.paged_load %key_cache, %block_tables[%seq] tokens %t_next limit %end head %kv_head [block_n, head_size]
-            : !tj.kv_cache<k, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
-        %qk = tj.dot %q, %k, %zero_s {trans_b}
+            : !tj.kv_cache<k, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"kv_dtype", 0>, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"kv_dtype", 0>>
+        // The cache's codes as dtype (exact for fp8; for a 16-bit cache the pair folds away).
+        %k_wide = arith.extf %k : tensor<?x?x!tj.dtype<"kv_dtype", 0>> to tensor<?x?xf32>
+        %k_dot = arith.truncf %k_wide : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
+        %qk = tj.dot %q, %k_dot, %zero_s {trans_b}
             : tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?xf32> -> tensor<?x?xf32>
         // V's next tile after the first dot: its slot was read by the previous tile's second
         // dot, and the first dot's wait is the barrier that frees it.
         %v_next = tj.paged_load %value_cache, %block_tables[%seq] tokens %t_next limit %end head %kv_head [block_n, head_size]
-            : !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"dtype">, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"dtype">>
+            : !tj.kv_cache<v, [num_blocks, block_size, num_kv_heads, head_size], !tj.dtype<"kv_dtype", 0>, layout = kv_layout>, !tj.view<[num_seqs, max_blocks_per_seq], i32> -> tensor<?x?x!tj.dtype<"kv_dtype", 0>>
         %scaled = arith.mulf %qk, %scale_s : tensor<?x?xf32>
         // Optional logit soft-cap: cap * tanh(s / cap) (s and cap in base 2 alike).
         %soft_cap_on = tj.param_value @soft_cap : i1
@@ -296,20 +376,60 @@ tj.template @paged_decode {
         %p_low = arith.truncf %p : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
         %alpha_2d = tj.broadcast %alpha_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
         %acc_scaled = arith.mulf %acc_i, %alpha_2d : tensor<?x?xf32>
-        %acc_new = tj.dot %p_low, %v, %acc_scaled
+        %v_wide = arith.extf %v : tensor<?x?x!tj.dtype<"kv_dtype", 0>> to tensor<?x?xf32>
+        %v_dot = arith.truncf %v_wide : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
+        %acc_new = tj.dot %p_low, %v_dot, %acc_scaled
             : tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?xf32> -> tensor<?x?xf32>
         scf.yield %m_new, %l_new, %acc_new, %k_next, %v_next
-            : tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"dtype">>, tensor<?x?x!tj.dtype<"dtype">>
+            : tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?x!tj.dtype<"kv_dtype", 0>>, tensor<?x?x!tj.dtype<"kv_dtype", 0>>
       } {tj.prefetch_depth = "prefetch_depth"}
 
+      %l_tokens = tj.reduce sum %l_cols axis 1 : tensor<?x?xf32> -> tensor<?xf32>
+      // The sink joins partition 0's sums as one more logit of value 0 (base 2, like m): the
+      // rows' max moves to it where it is larger and the sums rescale, as a tile's would.
+      %sinks_on = tj.param_value @sinks : i1
+      %m, %l, %acc = scf.if %sinks_on -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+        %holds_sink = arith.cmpi eq, %partition, %c0 : index
+        %with_sink:3 = scf.if %holds_sink -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+          %sink = tj.load %sinks[%head0] limits [%head_end] [q_rows]
+              : !tj.view<[num_q_heads], f32> -> tensor<?xf32>
+          %sink2 = arith.mulf %sink, %log2e_r : tensor<?xf32>
+          %m_sink = arith.maximumf %m_tokens, %sink2 : tensor<?xf32>
+          // Both -inf (no token, a sink of -inf): shift by 0, the sums stay 0.
+          %m_sink_empty = arith.cmpf oeq, %m_sink, %ninf_r : tensor<?xf32>
+          %shift_sink = arith.select %m_sink_empty, %zero_r, %m_sink : tensor<?xi1>, tensor<?xf32>
+          %tokens_rel = arith.subf %m_tokens, %shift_sink : tensor<?xf32>
+          %alpha_sink = math.exp2 %tokens_rel : tensor<?xf32>
+          %sink_rel = arith.subf %sink2, %shift_sink : tensor<?xf32>
+          %sink_p = math.exp2 %sink_rel : tensor<?xf32>
+          %l_rescaled = arith.mulf %l_tokens, %alpha_sink : tensor<?xf32>
+          %l_sink = arith.addf %l_rescaled, %sink_p : tensor<?xf32>
+          %alpha_sink_col = tj.expand_dims %alpha_sink axis 1 : tensor<?xf32> -> tensor<?x1xf32>
+          %alpha_sink_2d = tj.broadcast %alpha_sink_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
+          %acc_sink = arith.mulf %acc_tokens, %alpha_sink_2d : tensor<?x?xf32>
+          scf.yield %m_sink, %l_sink, %acc_sink : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+        } else {
+          scf.yield %m_tokens, %l_tokens, %acc_tokens : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+        }
+        scf.yield %with_sink#0, %with_sink#1, %with_sink#2 : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+      } else {
+        scf.yield %m_tokens, %l_tokens, %acc_tokens : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+      }
       // Partial result of this partition: acc / l and lse = m + log(l); an empty one is 0, -inf.
-      %l = tj.reduce sum %l_cols axis 1 : tensor<?x?xf32> -> tensor<?xf32>
       %l_zero = arith.cmpf oeq, %l, %zero_r : tensor<?xf32>
       %one = arith.constant 1.0 : f32
       %one_r = tj.full %one [q_rows] : f32 -> tensor<?xf32>
       %divisor = arith.select %l_zero, %one_r, %l : tensor<?xi1>, tensor<?xf32>
       // One division per row, then products (a division per element costs code and time).
-      %inverse = arith.divf %one_r, %divisor : tensor<?xf32>
+      %inverse_tokens = arith.divf %one_r, %divisor : tensor<?xf32>
+      // V's scale, once per row (not per element of the output).
+      %inverse = scf.if %fp8 -> tensor<?xf32> {
+        %v_scale_r = tj.full %v_dequant [q_rows] : f32 -> tensor<?xf32>
+        %v_scaled = arith.mulf %inverse_tokens, %v_scale_r : tensor<?xf32>
+        scf.yield %v_scaled : tensor<?xf32>
+      } else {
+        scf.yield %inverse_tokens : tensor<?xf32>
+      }
       %inverse_col = tj.expand_dims %inverse axis 1 : tensor<?xf32> -> tensor<?x1xf32>
       %inverse_2d = tj.broadcast %inverse_col [q_rows, head_size] : tensor<?x1xf32> -> tensor<?x?xf32>
       %normalized = arith.mulf %acc, %inverse_2d : tensor<?x?xf32>

@@ -104,6 +104,8 @@ LogicalResult verifyDTypeWidths(TemplateOp templ) {
       if (failed(result)) return;
       ParamOp owner = templ.lookupParam(param.getParam());
       if (!owner || owner.getKind() != ParamKind::Type || !owner.getValues()) return;
+      // A storage type (width 0) takes 8- and 16-bit floats alike.
+      if (param.getWidth() == 0) return;
       ArrayAttr values = *owner.getValues();
       for (Attribute value : values)
         if (auto typeAttr = dyn_cast<TypeAttr>(value);

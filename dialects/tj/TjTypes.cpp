@@ -143,15 +143,16 @@ LogicalResult KvCacheType::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult DTypeParamType::verify(function_ref<InFlightDiagnostic()> emitError,
                                      StringRef param, unsigned width) {
-  if (width != 8 && width != 16 && width != 32)
-    return emitError() << "!tj.dtype width must be 8, 16 or 32, got " << width;
+  if (width != 0 && width != 8 && width != 16 && width != 32)
+    return emitError() << "!tj.dtype width must be 0 (storage), 8, 16 or 32, got " << width;
   return success();
 }
 
 // Until it is bound, the placeholder behaves like a float of its width: bf16 stands for the
-// 16-bit types (f16, bf16), f8E4M3FN for the 8-bit ones (f8E4M3FN, f8E5M2).
+// 16-bit types (f16, bf16), f8E4M3FN for the 8-bit ones (f8E4M3FN, f8E5M2) and for a storage
+// type (width 0: 8 or 16 bits), which therefore only widens (arith.extf) before binding.
 const llvm::fltSemantics& DTypeParamType::getFloatSemantics() const {
-  if (getWidth() == 8) return llvm::APFloat::Float8E4M3FN();
+  if (getWidth() == 8 || getWidth() == 0) return llvm::APFloat::Float8E4M3FN();
   if (getWidth() == 32) return llvm::APFloat::IEEEsingle();
   return llvm::APFloat::BFloat();
 }

@@ -13,6 +13,9 @@ def Tj_DTypeParam : Tj_Type<"DTypeParam", "dtype",
     (f16 or bf16); `!tj.dtype<"kv_dtype", 8>` for one of 8 bits (f8E4M3FN, f8E5M2) and
     `!tj.dtype<"p", 32>` for f32. Every value in the parameter's domain must have that width
     (tj.template checks it), so `arith.extf`/`truncf` on it verify before specialization.
+    (Storage types.) `!tj.dtype<"kv_dtype", 0>` may be bound to any float of 8 or 16 bits of
+    its domain (a cache of bf16 or of fp8): until bound it reads as 8 bits, so it only widens
+    (`arith.extf` to f32; truncf(extf(x)) to x's own type folds away after binding).
   }];
   let parameters = (ins StringRefParameter<"parameter name">:$param,
                         DefaultValuedParameter<"unsigned", "16">:$width);

@@ -28,10 +28,20 @@ inline std::vector<TemplateCase> templateCases() {
       if (std::string(layout) == "shuffled" && std::string(blockSize) == "1") continue;
       for (const char* dtype : {"bf16", "f16"})
         cases.push_back({"reshape_and_cache",
-                         {{"dtype", dtype}, {"block_size", blockSize}, {"kv_layout", layout},
-                          {"head_size", "96"}, {"heads_per_tile", "4"}},
+                         {{"dtype", dtype}, {"kv_dtype", dtype}, {"block_size", blockSize},
+                          {"kv_layout", layout}, {"head_size", "96"}, {"heads_per_tile", "4"}},
                          {{"num_tokens", 45}, {"num_kv_heads", 6}, {"num_blocks", 64}}});
     }
+  // fp8 caches (standard layout): both formats, both scale kinds, 6 kv heads in tiles of 4
+  // (the second tile's last two rows past the heads), block sizes 1 and 16.
+  for (const char* kv : {"f8E4M3FN", "f8E5M2"})
+    for (const char* scale : {"per_tensor", "per_head"})
+      for (const char* blockSize : {"1", "16"})
+        cases.push_back({"reshape_and_cache",
+                         {{"dtype", "bf16"}, {"kv_dtype", kv}, {"kv_scale", scale},
+                          {"block_size", blockSize}, {"head_size", "96"}, {"heads_per_tile", "4"}},
+                         {{"num_tokens", 45}, {"num_kv_heads", 6}, {"num_blocks", 64},
+                          {"num_kv_scales", 6}}});
   return cases;
 }
 

@@ -27,7 +27,7 @@ typedef struct tj_kernel tj_kernel;
 typedef struct tj_bundle tj_bundle;
 
 /* Element types, in runtime order: f16, bf16, f32, f64, i8, i32, i64, u8, i1. */
-enum { TJ_F16 = 0, TJ_BF16, TJ_F32, TJ_F64, TJ_I8, TJ_I32, TJ_I64, TJ_U8, TJ_BOOL };
+enum { TJ_F16 = 0, TJ_BF16, TJ_F32, TJ_F64, TJ_I8, TJ_I32, TJ_I64, TJ_U8, TJ_BOOL, TJ_F8E4M3FN, TJ_F8E5M2 };
 
 typedef struct {
   void* data;

@@ -6,6 +6,7 @@
 
 #include "support/half.h"
 #include "support/status.h"
+#include "templates/device/cpu/tj/types.h"  // fp8 codes (checked against OCP: fp8_cpu_test)
 
 namespace tilejit {
 
@@ -31,6 +32,8 @@ double HostTensor::get(int64_t i) const {
     case DType::kU8: case DType::kBool: return *p;
     case DType::kI32: { int32_t v; std::memcpy(&v, p, 4); return v; }
     case DType::kI64: { int64_t v; std::memcpy(&v, p, 8); return double(v); }
+    case DType::kF8E4M3FN: return tj::toFloat(tj::f8e4m3{*p});
+    case DType::kF8E5M2: return tj::toFloat(tj::f8e5m2{*p});
   }
   return 0;
 }
@@ -46,6 +49,8 @@ void HostTensor::set(int64_t i, double value) {
     case DType::kU8: case DType::kBool: *p = uint8_t(value); break;
     case DType::kI32: { int32_t v = int32_t(value); std::memcpy(p, &v, 4); break; }
     case DType::kI64: { int64_t v = int64_t(value); std::memcpy(p, &v, 8); break; }
+    case DType::kF8E4M3FN: *p = tj::toF8E4M3(float(value)).bits; break;
+    case DType::kF8E5M2: *p = tj::toF8E5M2(float(value)).bits; break;
   }
 }
 

@@ -81,7 +81,7 @@ absl::Status runKernelCaseOn(Device& device, const KernelMetadata& metadata,
   for (size_t i = 0, b = 0; i < host.size(); ++i)
     if (host[i].spec->kind == ArgSpec::Kind::kView)
       TJ_RETURN_IF_ERROR(buffers[b++].download(out[i].tensor));
-  report.check = kernelCase.check(host, out);
+  report.check = kernelCase.checkSpecialization(host, out, metadata.parameters);
   report.bytes = kernelCase.bytesMoved(host);
 
   if (options.iterations > 0) {

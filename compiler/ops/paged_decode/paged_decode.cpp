@@ -25,7 +25,8 @@ OpParameter integer(std::string name, std::optional<int64_t> fallback, std::stri
 // The op's own parameters; every other one is a kernel's tiling parameter (unset: the target's
 // tuning, then the template's default).
 const std::vector<std::string> kOpParameters = {"dtype", "head_size", "block_size", "gqa_ratio",
-                                                "kv_layout", "soft_cap", "alibi", "num_seqs",
+                                                "kv_layout", "soft_cap", "alibi", "sinks",
+                                                "kv_cache_dtype", "kv_scale", "num_seqs",
                                                 "num_kv_heads", "max_model_len"};
 
 bool isTiling(std::string_view name) {
@@ -74,8 +75,13 @@ PagedDecodeSpec buildSpec(const OpConfig& config, const TargetDescription& targe
   PagedDecodeSpec spec;
   ParameterMap& params = spec.decode;
   for (const char* name : {"dtype", "head_size", "block_size", "gqa_ratio", "kv_layout", "soft_cap",
-                           "alibi"})
+                           "alibi", "sinks", "kv_scale"})
     params[name] = *config.find(name);
+  // The caches' element type: the queries' or an fp8 one.
+  const std::string kvCache = config.text("kv_cache_dtype");
+  params["kv_dtype"] = ParameterValue::typeName(kvCache == "fp8_e4m3"   ? "f8E4M3FN"
+                                                : kvCache == "fp8_e5m2" ? "f8E5M2"
+                                                                        : config.text("dtype"));
   const int64_t numSeqs = config.integer("num_seqs"), numKvHeads = config.integer("num_kv_heads");
   spec.maxModelLen = config.integer("max_model_len");
   bool clusterRow = false;
@@ -119,6 +125,12 @@ std::vector<OpParameter> schemaParameters() {
        {"standard", "shuffled"}, ""},
       {"soft_cap", OpParameterKind::kBool, ParameterValue(0), {}, "compile the logit soft-cap in"},
       {"alibi", OpParameterKind::kBool, ParameterValue(0), {}, "compile ALiBi in"},
+      {"sinks", OpParameterKind::kBool, ParameterValue(0), {},
+       "attention sinks: one f32 logit per q head joins the softmax denominator"},
+      {"kv_cache_dtype", OpParameterKind::kEnum, ParameterValue::string("auto"),
+       {"auto", "fp8_e4m3", "fp8_e5m2"}, "the caches' elements: dtype, or fp8 codes x scale"},
+      {"kv_scale", OpParameterKind::kEnum, ParameterValue::string("per_tensor"),
+       {"per_tensor", "per_head"}, "an fp8 cache's scales: k_scales/v_scales of 1 or num_kv_heads"},
       integer("num_seqs", 0, "the grid served (0 = unknown; all three: the measured tiling)", 0),
       integer("num_kv_heads", 0, "", 0),
       integer("max_model_len", 0, "", 0),
@@ -152,7 +164,10 @@ absl::StatusOr<OpConfig> pagedDecodeOpConfig(const PagedDecodeConfig& config) {
       {"dtype", config.dtype},         {"head_size", config.headSize},
       {"block_size", config.blockSize}, {"gqa_ratio", config.gqaRatio},
       {"kv_layout", config.kvLayout},   {"soft_cap", int64_t(config.softCap)},
-      {"alibi", int64_t(config.alibi)}, {"num_seqs", config.numSeqs},
+      {"alibi", int64_t(config.alibi)}, {"sinks", int64_t(config.sinks)},
+      {"kv_cache_dtype", ParameterValue::string(config.kvCacheDtype)},
+      {"kv_scale", ParameterValue::string(config.kvScale)},
+      {"num_seqs", config.numSeqs},
       {"num_kv_heads", config.numKvHeads}, {"max_model_len", config.maxModelLen}};
   for (const auto& [name, value] : config.tuning) values[name] = value;
   TJ_ASSIGN_OR_RETURN(OpConfig op, pagedDecodeSchema().bind(values));
@@ -240,6 +255,20 @@ int64_t PagedDecodeOp::maxPartitions(int64_t maxModelLen) const {
 }
 
 absl::Status PagedDecodeOp::checkArguments(absl::Span<const KernelArg> args) const {
+  // An fp8 cache's scales: one, or one per kv head (the K cache's [.., .., kv_heads, ..]).
+  if (config().text("kv_cache_dtype") != "auto") {
+    const bool perHead = config().text("kv_scale") == "per_head";
+    const TensorArg& keys = args[size_t(argumentIndex("key_cache"))].tensor;
+    const int64_t want = perHead ? (keys.rank == 4 ? keys.shape[2] : -1) : 1;
+    for (const char* name : {"k_scales", "v_scales"}) {
+      const TensorArg& scales = args[size_t(argumentIndex(name))].tensor;
+      if (scales.rank != 1 || scales.shape[0] != want)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "paged_decode with kv_scale=", config().text("kv_scale"), " reads '", name, "' as [",
+            perHead ? "num_kv_heads = " : "", want, "] f32; got rank ", scales.rank,
+            scales.rank > 0 ? absl::StrCat(" of ", scales.shape[0]) : std::string()));
+    }
+  }
   const TensorArg& partialOut = args[1].tensor;  // the signature's order (partial_out second)
   if (spec_.clusterSize > 1 && (partialOut.rank < 2 || partialOut.shape[1] != spec_.clusterSize))
     return absl::InvalidArgumentError(absl::StrCat(
@@ -264,9 +293,30 @@ absl::StatusOr<PagedDecode> PagedDecode::create(JitCompiler& jit, Device& device
 }
 
 absl::Status PagedDecode::operator()(const PagedDecodeArgs& a, Stream stream) const {
+  // Arguments of an option that is off are never read: any f32 view of the shape does (the
+  // partials' LSEs, [num_q_heads] or [1] of them).
+  auto unread = [&](const TensorArg& given, bool read, const char* name, const char* shape,
+                    int64_t extent) -> absl::StatusOr<TensorArg> {
+    if (given.rank > 0) return given;
+    if (read)
+      return absl::InvalidArgumentError(absl::StrCat("paged_decode with this config reads the argument '",
+                                                     name, "' (", shape, " f32): none given"));
+    TensorArg stand_in = a.partialLse;
+    stand_in.rank = 1;
+    stand_in.shape[0] = extent;
+    stand_in.strides[0] = 1;
+    return stand_in;
+  };
+  const int64_t qHeads = a.partialLse.rank > 0 ? a.partialLse.shape[a.partialLse.rank - 1] : 0;
+  const bool fp8 = op_->config().text("kv_cache_dtype") != "auto";
+  TJ_ASSIGN_OR_RETURN(TensorArg sinks, unread(a.sinks, op_->config().flag("sinks"), "sinks",
+                                              "[num_q_heads]", qHeads));
+  TJ_ASSIGN_OR_RETURN(TensorArg kScales, unread(a.kScales, fp8, "k_scales", "[1] or [num_kv_heads]", 1));
+  TJ_ASSIGN_OR_RETURN(TensorArg vScales, unread(a.vScales, fp8, "v_scales", "[1] or [num_kv_heads]", 1));
   const KernelArg args[] = {a.output,      a.partialOut,  a.partialLse,  a.query,
                             a.keyCache,    a.valueCache,  a.blockTables,
-                            a.seqLens,     a.alibiSlopes, a.arrivals,
+                            a.seqLens,     a.alibiSlopes, sinks,         kScales,
+                            vScales,       a.arrivals,
                             ScalarArg::f32(a.scale),       ScalarArg::f32(a.softCapValue),
                             ScalarArg{DType::kI32, 0, a.slidingWindow}};
   return op_->run(args, stream);

@@ -27,6 +27,13 @@ struct PagedDecodeConfig {
   std::string kvLayout = "standard";
   bool softCap = false;
   bool alibi = false;
+  // Attention sinks: PagedDecodeArgs::sinks holds one logit per q head.
+  bool sinks = false;
+  // The caches' element type: "auto" (dtype) or fp8 ("fp8_e4m3" = e4m3fn, "fp8_e5m2"), read as
+  // code x scale with PagedDecodeArgs::kScales / vScales per "per_tensor" ([1]) or "per_head"
+  // ([num_kv_heads]).
+  std::string kvCacheDtype = "auto";
+  std::string kvScale = "per_tensor";
   // Tiling; unset ones come from the target's measured decode table (when the grid below is
   // known), then its tuning table.
   // q_rows, block_n, partition_size, num_warps, merge_in_kernel, cluster_size (with a known
@@ -59,6 +66,14 @@ struct PagedDecodeArgs {
   float scale = 1.0f;
   float softCapValue = 0.0f;
   int32_t slidingWindow = 0;  // 0 = attend to the whole context
+  // (Last, so that positional initializers of the fields above stay valid.)
+  // [num_q_heads] f32 sink logits (read only with sinks; left unset without them, the launch
+  // passes partial_lse's first row in its place: never read).
+  TensorArg sinks;
+  // An fp8 cache's scales, f32: [1] (per_tensor) or [num_kv_heads] (per_head); unread (and
+  // may be left unset) for a 16-bit cache.
+  TensorArg kScales;
+  TensorArg vScales;
 };
 
 // The op's spec, built once from its config and the target's tuning.
@@ -73,7 +88,7 @@ struct PagedDecodeSpec {
 
 // The registered op "paged_decode": arguments in the split-K kernel's order (output,
 // partial_out, partial_lse, query, key_cache, value_cache, block_tables, seq_lens,
-// alibi_slopes, arrivals, scale, soft_cap_value, sliding_window); workspaces partial_out,
+// alibi_slopes, sinks, k_scales, v_scales, arrivals, scale, soft_cap_value, sliding_window); workspaces partial_out,
 // partial_lse (sizes num_seqs, num_kv_heads, max_model_len) and arrivals (zeroed once).
 class PagedDecodeOp final : public Op {
  public:

@@ -34,6 +34,13 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
   const int64_t bs = config.integer("block_size"), gqaRatio = config.integer("gqa_ratio");
   const bool shuffled = config.text("kv_layout") == "shuffled";
   const bool softCap = config.flag("soft_cap"), alibi = config.flag("alibi");
+  const bool sinks = config.flag("sinks");
+  // fp8 caches: codes of value / scale, read back as code x scale (the reference's K/V).
+  const std::string kvCache = config.text("kv_cache_dtype");
+  const DType cacheType = kvCache == "fp8_e4m3"   ? DType::kF8E4M3FN
+                          : kvCache == "fp8_e5m2" ? DType::kF8E5M2
+                                                  : dtype;
+  const bool perHead = config.text("kv_scale") == "per_head";
   if (hq != hkv * gqaRatio)
     return absl::InvalidArgumentError("numQHeads must be numKvHeads * gqaRatio");
   int64_t maxLen = problem.maxModelLen;
@@ -54,7 +61,7 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
     keyShape = {numBlocks, hkv, dim / 8, bs, 8};
     valueShape = {numBlocks, hkv, bs / 8, dim, 8};
   }
-  HostTensor keyCache(dtype, keyShape), valueCache(dtype, valueShape);
+  HostTensor keyCache(cacheType, keyShape), valueCache(cacheType, valueShape);
   keyCache.fillNormal(rng);
   valueCache.fillNormal(rng);
   if (problem.poisonTails) {
@@ -67,7 +74,23 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
   query.fillNormal(rng);
   HostTensor slopes(DType::kF32, {hq});
   for (int64_t h = 0; h < hq; ++h) slopes.set(h, std::pow(2.0, -8.0 * double(h + 1) / double(hq)));
-
+  // Sink logits around the logits' own range (|q.k| * scale is about 1): some heads' sinks
+  // outweigh every token, some hardly count.
+  HostTensor sinkLogits(DType::kF32, {hq});
+  std::uniform_real_distribution<double> sinkRange(-3.0, 6.0);
+  if (sinks)  // (drawn only then: the other cases' data stays as it was)
+    for (int64_t h = 0; h < hq; ++h) sinkLogits.set(h, sinkRange(rng));
+  // Scales that put |codes| of normal values up to about 4 / 0.011 = 360 (e4m3fn's top binade)
+  // and down into the subnormals; each kv head its own where they are per head.
+  HostTensor kScales(DType::kF32, {perHead ? hkv : 1}), vScales(DType::kF32, {perHead ? hkv : 1});
+  std::uniform_real_distribution<double> scaleRange(0.011, 0.05);
+  for (int64_t i = 0; i < kScales.numel(); ++i) {
+    kScales.set(i, cacheType == dtype ? 1.0 : scaleRange(rng));
+    vScales.set(i, cacheType == dtype ? 1.0 : scaleRange(rng));
+  }
+  auto scaleOf = [&](const HostTensor& scales, int64_t kvHead) {
+    return cacheType == dtype ? 1.0 : scales.get(perHead ? kvHead : 0);
+  };
   // Logical K/V per sequence (rounded to the cache dtype), scattered into the cache.
   std::normal_distribution<double> normal;
   std::vector<std::vector<double>> keys(static_cast<size_t>(seqs)), values(static_cast<size_t>(seqs));
@@ -88,10 +111,11 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
           const size_t i = size_t((t * hkv + h) * dim + d);
           int64_t ki = pagedCacheIndex(keyShape, true, block, t % bs, h, d);
           int64_t vi = pagedCacheIndex(valueShape, false, block, t % bs, h, d);
-          keyCache.set(ki, normal(rng));
-          valueCache.set(vi, normal(rng));
-          keys[size_t(s)][i] = keyCache.get(ki);
-          values[size_t(s)][i] = valueCache.get(vi);
+          const double ks = scaleOf(kScales, h), vs = scaleOf(vScales, h);
+          keyCache.set(ki, normal(rng) / ks);
+          valueCache.set(vi, normal(rng) / vs);
+          keys[size_t(s)][i] = keyCache.get(ki) * ks;
+          values[size_t(s)][i] = valueCache.get(vi) * vs;
         }
     }
   }
@@ -114,6 +138,9 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
   TJ_ASSIGN_OR_RETURN(DeviceTensor dTable, DeviceTensor::upload(device, table));
   TJ_ASSIGN_OR_RETURN(DeviceTensor dLens, DeviceTensor::upload(device, lens));
   TJ_ASSIGN_OR_RETURN(DeviceTensor dSlopes, DeviceTensor::upload(device, slopes));
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dSinks, DeviceTensor::upload(device, sinkLogits));
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dKScales, DeviceTensor::upload(device, kScales));
+  TJ_ASSIGN_OR_RETURN(DeviceTensor dVScales, DeviceTensor::upload(device, vScales));
   TJ_ASSIGN_OR_RETURN(DeviceTensor dPartialOut, DeviceTensor::upload(device, partialOut));
   TJ_ASSIGN_OR_RETURN(DeviceTensor dPartialLse, DeviceTensor::upload(device, partialLse));
   HostTensor arrivals(arrivalsShape.dtype, arrivalsShape.shape);  // zeroed, as the op requires
@@ -122,7 +149,8 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
   const std::map<std::string, KernelArg> byName = {
       {"output", dOut.arg()}, {"query", dQuery.arg()}, {"key_cache", dKey.arg()},
       {"value_cache", dValue.arg()}, {"block_tables", dTable.arg()}, {"seq_lens", dLens.arg()},
-      {"alibi_slopes", dSlopes.arg()}, {"partial_out", dPartialOut.arg()},
+      {"alibi_slopes", dSlopes.arg()}, {"sinks", dSinks.arg()},
+      {"k_scales", dKScales.arg()}, {"v_scales", dVScales.arg()}, {"partial_out", dPartialOut.arg()},
       {"partial_lse", dPartialLse.arg()}, {"arrivals", dArrivals.arg()},
       {"scale", ScalarArg::f32(float(scale))},
       {"soft_cap_value", ScalarArg::f32(problem.softCapValue)},
@@ -164,7 +192,10 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
         maxLogit = std::max(maxLogit, logit);
       }
       if (len == 0 || first >= len) continue;
-      double sum = 0;
+      // The sink: one more term of the denominator, of no value.
+      const double sink = sinks ? sinkLogits.get(h) : -std::numeric_limits<double>::infinity();
+      maxLogit = std::max(maxLogit, sink);
+      double sum = std::exp(sink - maxLogit);
       for (int64_t t = first; t < len; ++t) sum += std::exp(logits[size_t(t)] - maxLogit);
       for (int64_t d = 0; d < dim; ++d) {
         double acc = 0;
@@ -180,7 +211,7 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
     std::sort(times.begin(), times.end());
     check.medianMs = times[times.size() / 2];
   }
-  for (int64_t len : problem.seqLens) check.kvBytes += double(len * hkv * dim * 2 * dtypeSize(dtype));
+  for (int64_t len : problem.seqLens) check.kvBytes += double(len * hkv * dim * 2 * dtypeSize(cacheType));
   ErrorReport error = compare(output, reference);
   // Where it is worst, for the message: (sequence, length, head, got, expected).
   int64_t worst = 0;

@@ -1,7 +1,11 @@
 // Reference for reshape_and_cache: every kept token's K/V rows land bit-exactly at its slot in
 // the cache's layout; every other cache element keeps its NaN sentinel (a kernel that writes
-// more than it should fails, not only one that writes less).
+// more than it should fails, not only one that writes less). An fp8 cache holds the code of
+// value / scale (f32 division), clamped to the format's largest finite value, NaN kept: some
+// values are made to overflow and some NaN, so that saturation and NaN are checked too.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "absl/strings/str_format.h"
@@ -14,12 +18,27 @@ class ReshapeAndCacheCase final : public KernelCase {
  public:
   std::string templateName() const override { return "reshape_and_cache"; }
   std::map<std::string, int64_t> defaultShape() const override {
-    return {{"num_tokens", 1024}, {"num_kv_heads", 8}, {"num_blocks", 1024}};
+    // (Scales: one per kv head; a per_tensor kernel reads the first.)
+    return {{"num_tokens", 1024}, {"num_kv_heads", 8}, {"num_blocks", 1024}, {"num_kv_scales", 8}};
   }
 
   absl::Status fill(HostArgs& args, std::mt19937_64& rng) const override {
     argNamed(args, "key").tensor.fillNormal(rng);
     argNamed(args, "value").tensor.fillNormal(rng);
+    std::uniform_real_distribution<double> scale(0.004, 0.05), unit(0, 1);
+    for (const char* name : {"k_scales", "v_scales"}) {
+      HostTensor& scales = argNamed(args, name).tensor;
+      for (int64_t i = 0; i < scales.numel(); ++i) scales.set(i, scale(rng));
+    }
+    if (isFp8(argNamed(args, "key_cache").tensor.dtype))
+      for (const char* role : {"key", "value"}) {  // past 448 x scale, and NaN, here and there
+        HostTensor& source = argNamed(args, role).tensor;
+        for (int64_t i = 0; i < source.numel(); ++i) {
+          const double u = unit(rng);
+          if (u < 0.01) source.set(i, std::numeric_limits<double>::quiet_NaN());
+          else if (u < 0.03) source.set(i, (u < 0.02 ? -1 : 1) * (4e3 + 4e4 * unit(rng)));
+        }
+      }
     argNamed(args, "key_cache").tensor.fillNaN();
     argNamed(args, "value_cache").tensor.fillNaN();
     HostTensor& slots = argNamed(args, "slot_mapping").tensor;
@@ -38,6 +57,14 @@ class ReshapeAndCacheCase final : public KernelCase {
   }
 
   CheckResult check(const HostArgs& in, const HostArgs& out) const override {
+    return checkSpecialization(in, out, {});
+  }
+
+  CheckResult checkSpecialization(
+      const HostArgs& in, const HostArgs& out,
+      const std::vector<std::pair<std::string, std::string>>& parameters) const override {
+    bool perHead = false;
+    for (const auto& [name, value] : parameters) perHead |= name == "kv_scale" && value == "per_head";
     const HostTensor& key = argNamed(in, "key").tensor;
     const HostTensor& slots = argNamed(in, "slot_mapping").tensor;
     const int64_t heads = key.shape[1], headSize = key.shape[2];
@@ -57,7 +84,9 @@ class ReshapeAndCacheCase final : public KernelCase {
                                         slot % blockSize, h, d);
             written[size_t(i)] = true;
             ++compared;
-            if (cache.get(i) != source.get((t * heads + h) * headSize + d)) ++wrong;
+            if (!sameCode(cache, i, expected(in, role, cache.dtype, perHead, h,
+                                             source.get((t * heads + h) * headSize + d))))
+              ++wrong;
           }
       }
       for (int64_t i = 0; i < cache.numel(); ++i)
@@ -80,6 +109,24 @@ class ReshapeAndCacheCase final : public KernelCase {
   }
 
  private:
+  static bool isFp8(DType dtype) { return dtype == DType::kF8E4M3FN || dtype == DType::kF8E5M2; }
+  // The value a cache element must hold: the source's, or for fp8 its code's value.
+  static double expected(const HostArgs& in, const char* role, DType cacheType, bool perHead,
+                         int64_t head, double value) {
+    if (!isFp8(cacheType)) return value;
+    const HostTensor& scales = argNamed(in, role[0] == 'k' ? "k_scales" : "v_scales").tensor;
+    const float largest = cacheType == DType::kF8E4M3FN ? 448.0f : 57344.0f;
+    float q = float(value) / float(scales.get(perHead ? head : 0));
+    if (!std::isnan(q)) q = std::min(largest, std::max(-largest, q));
+    HostTensor code(cacheType, {1});
+    code.set(0, q);
+    return code.get(0);
+  }
+  // Equal values, NaN equal to NaN (an fp8 NaN is stored for a NaN source).
+  static bool sameCode(const HostTensor& cache, int64_t i, double want) {
+    const double got = cache.get(i);
+    return std::isnan(want) ? std::isnan(got) : got == want;
+  }
   static int64_t headsOf(const HostArgs& args) { return argNamed(args, "key").tensor.shape[1]; }
 };
 

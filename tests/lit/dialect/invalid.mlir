@@ -444,7 +444,7 @@ tj.template @bad_dtype_width {
     %one = arith.constant 32 : index
     tj.yield %one : index
   }
-  // expected-error@+1 {{!tj.dtype width must be 8, 16 or 32, got 12}}
+  // expected-error@+1 {{!tj.dtype width must be 0 (storage), 8, 16 or 32, got 12}}
   tj.kernel @bad_dtype_width(%c: !tj.view<[n], !tj.dtype<"dtype", 12>>) {
   }
 }

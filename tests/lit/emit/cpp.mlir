@@ -17,7 +17,7 @@
 // SCRATCH: #define TJ_SMEM_BYTES 2560
 // SCRATCH-NOT: convert_layout
 
-// CHECK: // parameters: block_size=16 dtype=bf16 head_size=128 heads_per_tile=8 kv_layout=shuffled min_blocks_per_sm=16 num_warps=1 tokens_per_program=2
+// CHECK: // parameters: block_size=16 dtype=bf16 head_size=128 heads_per_tile=8 kv_dtype=bf16 kv_layout=shuffled kv_scale=per_tensor min_blocks_per_sm=16 num_warps=1 tokens_per_program=2
 // CHECK: #define TJ_THREADS 32
 // CHECK: #define TJ_SMEM_BYTES 4096
 // CHECK: #define TJ_MIN_BLOCKS 16

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Compiles the HIP translation unit of every shipped template (and paged_decode with the
-# shuffled cache and with f16) for each AMD target with clang's AMDGPU backend over the HIP
+# shuffled cache, with f16, with fp8 caches of both formats and both scale kinds, and
+# reshape_and_cache writing fp8) for each AMD target with clang's AMDGPU backend over the HIP
 # device library (templates/device/hip + common, no HIP headers, no device libraries), and
 # checks the code object's amdhsa.kernels note: no scratch, no spills, LDS within the
 # target's budget, the target's wave size; and, where the template has a dot on 16-bit
@@ -45,12 +46,18 @@ for target in $targets; do
     gfx9*) matrix=v_mfma ;;
     *) matrix=v_wmma ;;
   esac
-  for case in ${TJ_COMPILE_CASES:-paged_decode paged_decode:kv_layout=shuffled paged_decode:dtype=f16 merge_attn_states \
-              reshape_and_cache paged_decode_reduce}; do
+  # A case is TEMPLATE[:NAME=VALUE[,NAME=VALUE...]]; TJ_COMPILE_CASES replaces the list.
+  for case in ${TJ_COMPILE_CASES:-paged_decode paged_decode:kv_layout=shuffled paged_decode:dtype=f16,kv_dtype=f16 \
+              paged_decode:kv_dtype=f8E4M3FN paged_decode:kv_dtype=f8E5M2,kv_scale=per_head \
+              paged_decode:kv_dtype=f8E4M3FN,kv_scale=per_head,sinks=1,gqa_ratio=71 \
+              merge_attn_states reshape_and_cache reshape_and_cache:kv_dtype=f8E4M3FN \
+              reshape_and_cache:kv_dtype=f8E5M2,kv_scale=per_head paged_decode_reduce}; do
     template=${case%%:*}
-    name=$(printf '%s' "$case" | tr ':=' '__')
+    name=$(printf '%s' "$case" | tr ':=,' '___')
     set -- compile "$template" --target "$target" --emit cpp
-    [ "$case" = "$template" ] || set -- "$@" -p "${case#*:}"
+    if [ "$case" != "$template" ]; then
+      for assignment in $(printf '%s' "${case#*:}" | tr ',' ' '); do set -- "$@" -p "$assignment"; done
+    fi
     tu="$work/$target.$name.cpp"
     co="$work/$target.$name.co"
     tilejit "$@" > "$tu" 2> "$work/$target.$name.emit.log" || { fail "$target $case: emission failed"; continue; }

@@ -16,7 +16,7 @@
 // RUN: not tj-opt %s --tj-bind-parameters="target=sm_90 values=tiles" 2>&1 | FileCheck %s --check-prefix=SYNTAX
 
 // sm_90's paged_decode rows: block_n 32; min_blocks_per_sm 5, but 0 with the shuffled layout.
-// CHECK: tj.template @paged_decode attributes {tj.parameters = {block_n = 32 : i64, dtype = f16, kv_layout = "shuffled", min_blocks_per_sm = 0 : i64, tiles = 2 : i64}, tj.target = "sm_90"}
+// CHECK: tj.template @paged_decode attributes {tj.parameters = {block_n = 32 : i64, dtype = f16, kv_dtype = bf16, kv_layout = "shuffled", min_blocks_per_sm = 0 : i64, tiles = 2 : i64}, tj.target = "sm_90"}
 // CHECK-NOT: tj.param
 // CHECK: tj.constraint "the shuffled layout needs block_n of at least 32"
 // CHECK: %[[N:.*]] = arith.constant 32 : i64
@@ -32,19 +32,19 @@
 // CHECK: arith.constant 0 : i32
 // CHECK: tj.full %{{.*}} [2, 32] : f32 -> tensor<?x?xf32>
 
-// TUNED: tj.parameters = {block_n = 32 : i64, dtype = bf16, kv_layout = "standard", min_blocks_per_sm = 5 : i64, tiles = 1 : i64}, tj.target = "sm_90"
+// TUNED: tj.parameters = {block_n = 32 : i64, dtype = bf16, kv_dtype = bf16, kv_layout = "standard", min_blocks_per_sm = 5 : i64, tiles = 1 : i64}, tj.target = "sm_90"
 // TUNED: arith.constant false
 // TUNED: !tj.view<[num_seqs, 32], bf16>
 
 // The host's own rows (none for min_blocks_per_sm: the default); one lane per program.
-// HOST: tj.parameters = {block_n = 16 : i64, dtype = bf16, kv_layout = "standard", min_blocks_per_sm = 0 : i64, tiles = 1 : i64}, tj.target = "host"
+// HOST: tj.parameters = {block_n = 16 : i64, dtype = bf16, kv_dtype = bf16, kv_layout = "standard", min_blocks_per_sm = 0 : i64, tiles = 1 : i64}, tj.target = "host"
 // HOST: threads {
 // HOST-NEXT: arith.constant 1 : index
 
 // DOMAIN: error: parameter 'block_n': value 48 is not allowed for template 'paged_decode'; legal values: 16, 32, 64
 // NOTINT: error: parameter 'block_n': 'wide' is not an integer; legal values: 16, 32, 64
 // DTYPE: error: parameter 'dtype': value f32 is not allowed for template 'paged_decode'; legal values: f16, bf16
-// UNKNOWN: error: unknown parameter 'heads' for template 'paged_decode'; its parameters are: dtype, block_n, kv_layout, min_blocks_per_sm, tiles
+// UNKNOWN: error: unknown parameter 'heads' for template 'paged_decode'; its parameters are: dtype, block_n, kv_layout, kv_dtype, min_blocks_per_sm, tiles
 // NOVALUE: error: parameter 'tiles' of template 'paged_decode' has no value: give one with -p tiles=<value> (legal values: 1, 2); target sm_90 has no tuned value for it
 // TARGET: error: unknown target 'sm_75'; known targets: sm_80, sm_90, gfx90a, gfx942, gfx950, gfx1100, gfx1201, host
 // SYNTAX: error: tj-bind-parameters: value 'tiles' is not name=value
@@ -52,6 +52,7 @@ tj.template @paged_decode {
   tj.param @dtype : type values [f16, bf16] default bf16
   tj.param @block_n : int values [16, 32, 64]
   tj.param @kv_layout : string values ["standard", "shuffled"] default "standard"
+  tj.param @kv_dtype : type values [f16, bf16, f8E4M3FN, f8E5M2] default bf16
   tj.param @min_blocks_per_sm : int range [0, 32] default 0
   tj.param @tiles : int values [1, 2]
   tj.constraint "the shuffled layout needs block_n of at least 32" {

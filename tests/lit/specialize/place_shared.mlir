@@ -35,7 +35,7 @@
 // Registers hold the shuffled layout's K/V: sm_90's occupancy hint for the placed layout
 // (min_blocks_per_sm 5) does not apply to it (target tuning keyed [kv_layout=shuffled]), unless given.
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p kv_layout=shuffled --emit cpp --no-cache | FileCheck %s --check-prefix=SHUFFLEDHINT
-// SHUFFLEDHINT: kv_layout=shuffled merge_in_kernel=0 min_blocks_per_sm=0
+// SHUFFLEDHINT: kv_layout=shuffled kv_scale=per_tensor merge_in_kernel=0 min_blocks_per_sm=0
 // SHUFFLEDHINT-NOT: TJ_MIN_BLOCKS
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p kv_layout=shuffled -p min_blocks_per_sm=3 --emit cpp --no-cache | FileCheck %s --check-prefix=SHUFFLEDGIVEN
 // SHUFFLEDGIVEN: #define TJ_MIN_BLOCKS 3

@@ -60,9 +60,9 @@ TEST(CApi, OpByNameListsAndSizesItsWorkspaces) {
   const char* params[] = {"gqa_ratio=2", "partition_size=64", "block_n=32"};
   tj_op* op = tj_op_create(jit, device, "paged_decode", params, 3);
   ASSERT_NE(op, nullptr) << lastError();
-  EXPECT_EQ(tj_op_num_arguments(op), 13);
+  EXPECT_EQ(tj_op_num_arguments(op), 16);
   EXPECT_STREQ(tj_op_argument_name(op, 0), "output");
-  EXPECT_EQ(tj_op_argument_name(op, 13), nullptr);
+  EXPECT_EQ(tj_op_argument_name(op, 16), nullptr);
   ASSERT_EQ(tj_op_num_workspaces(op), 3);
   EXPECT_STREQ(tj_op_workspace_name(op, 0), "partial_out");
   const char* sizes[] = {"num_seqs=4", "num_kv_heads=2", "max_model_len=100"};
@@ -76,10 +76,10 @@ TEST(CApi, OpByNameListsAndSizesItsWorkspaces) {
   EXPECT_EQ(tj_op_workspace_size(op, "partial_out", sizes, 1, nullptr), -1);
   EXPECT_THAT(lastError(), HasSubstr("needs the problem size 'num_kv_heads'"));
   EXPECT_EQ(tj_op_workspace_size(op, nullptr, sizes, 3, nullptr), -1);
-  EXPECT_EQ(tj_op_run(op, nullptr, 13, nullptr), -1);
+  EXPECT_EQ(tj_op_run(op, nullptr, 16, nullptr), -1);
   EXPECT_THAT(lastError(), HasSubstr("tj_op_run: args is NULL"));
   EXPECT_EQ(tj_op_run(op, nullptr, 0, nullptr), -1);
-  EXPECT_THAT(lastError(), HasSubstr("takes 13 arguments, not 0"));
+  EXPECT_THAT(lastError(), HasSubstr("takes 16 arguments, not 0"));
   tj_op_destroy(op);
   tj_device_destroy(device);
   tj_jit_destroy(jit);

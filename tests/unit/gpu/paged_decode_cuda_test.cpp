@@ -1,6 +1,7 @@
-// Paged decode on the CUDA device: the whole domain sweep (every GQA ratio 1..16, every head
-// size and block size, both layouts, both dtypes, every option) at context lengths around
-// block and partition edges plus 32K, against the float64 reference; and graph capture:
+// Paged decode on the CUDA device: the whole domain sweep (every GQA ratio 1..16, groups split
+// up to 128, every head size and block size, both layouts, both dtypes, every option, sinks,
+// fp8 caches) at context lengths around block and partition edges plus 32K, against the
+// float64 reference; and graph capture:
 // one launch captured, replayed with other sequence lengths and block tables, equal to eager.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -41,15 +42,20 @@ INSTANTIATE_TEST_SUITE_P(Domain, PagedDecodeOnCuda, ::testing::ValuesIn(testing:
 // only, so a launch captured once replays correctly with other lengths and tables (with the
 // merge in the split-K kernel too: its arrival counters start every replay at 0).
 void expectGraphReplayEqualsEager(testing::SuiteResources* suite_, PagedDecodeConfig config) {
-  const int64_t seqs = 3, hkv = 2, hq = 8, dim = 128, bs = 16, maxLen = 4096;
+  // Groups past one program's rows on one kv head (MQA), others on two.
+  const int64_t hkv = config.gqaRatio > 16 ? 1 : 2, hq = hkv * config.gqaRatio;
+  const int64_t seqs = 3, dim = 128, bs = 16, maxLen = 4096;
   config.maxModelLen = maxLen;
   auto op = PagedDecode::create(*suite_->jit, *suite_->device, config);
   ASSERT_TRUE(op.ok()) << op.status();
   const int64_t blocksPerSeq = maxLen / bs, numBlocks = seqs * blocksPerSeq;
   const int64_t partitions = op->maxPartitions(maxLen);
   std::mt19937_64 rng(5);
-  HostTensor query(DType::kBF16, {seqs, hq, dim}), kc(DType::kBF16, {numBlocks, bs, hkv, dim}),
-      vc(DType::kBF16, {numBlocks, bs, hkv, dim}), table(DType::kI32, {seqs, blocksPerSeq}),
+  const DType cacheType = config.kvCacheDtype == "fp8_e4m3"   ? DType::kF8E4M3FN
+                          : config.kvCacheDtype == "fp8_e5m2" ? DType::kF8E5M2
+                                                              : DType::kBF16;
+  HostTensor query(DType::kBF16, {seqs, hq, dim}), kc(cacheType, {numBlocks, bs, hkv, dim}),
+      vc(cacheType, {numBlocks, bs, hkv, dim}), table(DType::kI32, {seqs, blocksPerSeq}),
       lens(DType::kI32, {seqs}), slopes(DType::kF32, {hq}), out(DType::kBF16, {seqs, hq, dim}),
       pout(DType::kF32, {seqs, partitions, hq, dim}), plse(DType::kF32, {seqs, partitions, hq}),
       arrivals(DType::kI32, {seqs, hkv});
@@ -64,6 +70,12 @@ void expectGraphReplayEqualsEager(testing::SuiteResources* suite_, PagedDecodeCo
   PagedDecodeArgs args{dout.arg(), dq.arg(), dk.arg(), dv.arg(), dt.arg(), dl.arg(), ds.arg(),
                        dpo.arg(), dpl.arg(), darr.arg()};
   args.scale = 0.088f;
+  DeviceTensor dsinks = upload(slopes);  // normal draws: sinks around the logits' range
+  if (config.sinks) args.sinks = dsinks.arg();
+  HostTensor scales(DType::kF32, {hkv});  // per kv head (the codes: normal draws, |x| < 448)
+  for (int64_t h = 0; h < hkv; ++h) scales.set(h, 0.02 * double(h + 1));
+  DeviceTensor dscales = upload(scales);
+  if (config.kvCacheDtype != "auto") args.kScales = args.vScales = dscales.arg();
   auto randomize = [&](std::vector<int64_t> lengths) {
     std::vector<int64_t> order(static_cast<size_t>(numBlocks));
     std::iota(order.begin(), order.end(), 0);
@@ -107,6 +119,30 @@ void expectGraphReplayEqualsEager(testing::SuiteResources* suite_, PagedDecodeCo
 TEST_F(PagedDecodeOnCuda, GraphReplayWithChangedLengthsEqualsEager) {
   PagedDecodeConfig config;
   config.gqaRatio = 4;
+  expectGraphReplayEqualsEager(suite_, config);
+}
+
+TEST_F(PagedDecodeOnCuda, GraphReplayWithSinksEqualsEager) {
+  PagedDecodeConfig config;
+  config.gqaRatio = 4;
+  config.sinks = true;
+  config.tuning = {{"partition_size", "512"}};
+  expectGraphReplayEqualsEager(suite_, config);
+}
+
+TEST_F(PagedDecodeOnCuda, GraphReplayWithASplitGroupEqualsEager) {
+  PagedDecodeConfig config;
+  config.gqaRatio = 71;
+  config.sinks = true;
+  expectGraphReplayEqualsEager(suite_, config);
+}
+
+TEST_F(PagedDecodeOnCuda, GraphReplayWithAnFp8CacheEqualsEager) {
+  PagedDecodeConfig config;
+  config.gqaRatio = 4;
+  config.kvCacheDtype = "fp8_e4m3";
+  config.kvScale = "per_head";
+  config.tuning = {{"partition_size", "512"}};
   expectGraphReplayEqualsEager(suite_, config);
 }
 

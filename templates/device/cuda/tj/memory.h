@@ -60,6 +60,14 @@ __device__ __forceinline__ void unpack(const Words<Count * int(sizeof(T))>& in, 
       out[base + 2 * i] = lo;
       out[base + 2 * i + 1] = hi;
     }
+  } else if constexpr (sizeof(T) == 1 && Count % 4 == 0) {
+    // 8-bit codes (fp8 caches), four to a word, lowest address in the low byte.
+#pragma unroll
+    for (int i = 0; i < Count; ++i) {
+      T x;
+      x.bits = (unsigned char)(in.w[i / 4] >> (8 * (i % 4)));
+      out[base + i] = x;
+    }
   } else if constexpr (sizeof(T) == 4) {
 #pragma unroll
     for (int i = 0; i < Count; ++i) {
@@ -82,6 +90,11 @@ __device__ __forceinline__ Words<Count * int(sizeof(T))> pack(const In& in, int 
     for (int i = 0; i < Count / 2; ++i) out.w[i] = in.w[base / 2 + i];
   } else if constexpr (sizeof(T) == 2 && Count == 1) {
     out.h = T(in[base]).bits;
+  } else if constexpr (sizeof(T) == 1 && Count % 4 == 0) {
+#pragma unroll
+    for (int i = 0; i < Count / 4; ++i) out.w[i] = 0;
+#pragma unroll
+    for (int i = 0; i < Count; ++i) out.w[i / 4] |= unsigned(T(in[base + i]).bits) << (8 * (i % 4));
   } else if constexpr (sizeof(T) == 2) {
 #pragma unroll
     for (int i = 0; i < Count / 2; ++i)
@@ -411,7 +424,8 @@ __device__ __forceinline__ Tile<T, BN, D> paged_load(const View<T, RC>& cache, c
                                                      int64_t head) {
   using A = detail::CacheAddress<Layout, T>;
   static_assert(RC == A::kRank, "paged_load: Standard caches have rank 4, shuffled ones rank 5");
-  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "paged_load: 16- or 32-bit cache elements");
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
+                "paged_load: 8-, 16- or 32-bit cache elements");
   static_assert(IsSame<TI, int32_t>::value || IsSame<TI, int64_t>::value,
                 "paged_load: the block table is int32 or int64");
   static_assert(D % tj::Layout<BN * D>::kVec == 0 && D % 8 == 0, "paged_load: head size must be a multiple of 8");
@@ -425,9 +439,11 @@ __device__ __forceinline__ Tile<T, BN, D> paged_load(const View<T, RC>& cache, c
   if constexpr (Layout != CacheLayout::ShuffledV) {
     // Each run (VEC dims of one token) is 16-byte pieces; each thread keeps all its runs'
     // loads in flight. 32-bit token arithmetic: contexts stay below 2^31 tokens.
-    static_assert((D % L::kVec == 0 && L::kVec % X == 0) || D % X == 0,
+    // A piece is 16 bytes, or for 8-bit codes a whole run (8 codes: 8 bytes).
+    constexpr int kPiece = L::kVec < X ? L::kVec : X;
+    static_assert((D % L::kVec == 0 && L::kVec % kPiece == 0) || D % X == 0,
                   "paged_load: head size must be a multiple of 16 bytes");
-    constexpr bool kFast = D % L::kVec == 0 && L::kVec % X == 0;
+    constexpr bool kFast = D % L::kVec == 0 && L::kVec % kPiece == 0 && kPiece % 4 == 0;
     if (kFast && A::vectorizable(cache) && bs > 0) {
       constexpr int kRowRuns = int(D / L::kVec);
       const unsigned ubs = unsigned(bs);
@@ -442,10 +458,10 @@ __device__ __forceinline__ Tile<T, BN, D> paged_load(const View<T, RC>& cache, c
           unsigned logical = ut / ubs, slot = ut - logical * ubs;
           long long blk = detail::tableAt(table, seq, logical);
 #pragma unroll
-          for (int q = 0; q < L::kVec / X; ++q) {
-            long long a = A::at(cache, blk, slot, head, c + q * X);
-            detail::unpack<T, X>(detail::loadWords<16>(cache.data + a),
-                                 out.v, k * L::kVec + q * X);
+          for (int q = 0; q < L::kVec / kPiece; ++q) {
+            long long a = A::at(cache, blk, slot, head, c + q * kPiece);
+            detail::unpack<T, kPiece>(detail::loadWords<kPiece * int(sizeof(T))>(cache.data + a),
+                                      out.v, k * L::kVec + q * kPiece);
           }
         }
       }
@@ -519,10 +535,14 @@ __device__ __forceinline__ void paged_store(const View<T, RC>& cache, const Tile
   // Rows past the cache's kv heads (a partial last head tile) are skipped.
   const int64_t heads = Layout == CacheLayout::Standard ? cache.shape[2] : cache.shape[1];
   static_assert(RC == A::kRank, "paged_store: Standard caches have rank 4, shuffled ones rank 5");
-  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "paged_store: 16- or 32-bit cache elements");
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
+                "paged_store: 8-, 16- or 32-bit cache elements");
   using L = typename Tile<T, H, D>::L;
   constexpr int X = A::kX;
-  constexpr bool kPieces = Layout != CacheLayout::ShuffledV && D % L::kVec == 0 && L::kVec % X == 0;
+  // A piece is 16 bytes, or for 8-bit codes a whole run (8 codes: 8 bytes).
+  constexpr int kPiece = L::kVec < X ? L::kVec : X;
+  constexpr bool kPieces = Layout != CacheLayout::ShuffledV && D % L::kVec == 0 &&
+                           L::kVec % kPiece == 0 && kPiece * int(sizeof(T)) % 4 == 0;
   const bool vec = kPieces && A::vectorizable(cache);
 #pragma unroll
   for (int k = 0; k < L::kPer; ++k) {
@@ -532,10 +552,10 @@ __device__ __forceinline__ void paged_store(const View<T, RC>& cache, const Tile
       int h = e / int(D), c = e % int(D);
       if (head + h >= heads) continue;
 #pragma unroll
-      for (int q = 0; q < (kPieces ? L::kVec / X : 1); ++q)
-        *reinterpret_cast<detail::Words<16>*>(
-            cache.data + A::at(cache, block, slot, head + h, c + q * X)) =
-            detail::pack<T, X>(rows.v, k * L::kVec + q * X);
+      for (int q = 0; q < (kPieces ? L::kVec / kPiece : 1); ++q)
+        *reinterpret_cast<detail::Words<kPiece * int(sizeof(T))>*>(
+            cache.data + A::at(cache, block, slot, head + h, c + q * kPiece)) =
+            detail::pack<T, kPiece>(rows.v, k * L::kVec + q * kPiece);
     } else {
       // Element j of the run, where its row is one of the cache's heads.
       auto storeElement = [&](int j, T value) {

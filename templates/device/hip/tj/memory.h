@@ -30,6 +30,17 @@ struct Piece {
   static constexpr bool kUseful = kElems > 1 && kBytes >= 4;
 };
 
+// The pieces of a paged cache's runs: Piece's, and for 8-bit codes (fp8 caches) a whole run
+// of up to 16 codes (runs of 8: 8 bytes).
+template <typename T, int Vec, bool Codes = sizeof(T) == 1>
+struct CachePiece : Piece<T, Vec> {};
+template <typename T, int Vec>
+struct CachePiece<T, Vec, true> {
+  static constexpr int kElems = Vec < 16 ? Vec : 16;
+  static constexpr int kBytes = kElems;
+  static constexpr bool kUseful = kBytes % 4 == 0;
+};
+
 template <typename X>
 struct IsPacked { static constexpr bool value = false; };
 template <typename T, int N>
@@ -44,7 +55,7 @@ __device__ __forceinline__ unsigned short bitsOf(T x) {
 template <typename T, int Count, typename RegsT>
 __device__ __forceinline__ void loadPiece(const T* p, RegsT& regs, int base) {
   constexpr int kBytes = Count * int(sizeof(T));
-  unsigned w[kBytes / 4];
+  unsigned w[kBytes / 4 > 0 ? kBytes / 4 : 1];
   if constexpr (kBytes == 16) {
     const Words4 v = *global(reinterpret_cast<const Words4*>(p));
     w[0] = v.x, w[1] = v.y, w[2] = v.z, w[3] = v.w;
@@ -64,6 +75,10 @@ __device__ __forceinline__ void loadPiece(const T* p, RegsT& regs, int base) {
         regs[base + 2 * i + 1] = __builtin_bit_cast(T, (unsigned short)(w[i] >> 16));
       }
     }
+  } else if constexpr (sizeof(T) == 1) {
+#pragma unroll
+    for (int i = 0; i < Count; ++i)
+      regs[base + i] = __builtin_bit_cast(T, (unsigned char)(w[i / 4] >> (8 * (i % 4))));
   } else if constexpr (sizeof(T) == 4) {
 #pragma unroll
     for (int i = 0; i < Count; ++i) regs[base + i] = __builtin_bit_cast(T, w[i]);
@@ -76,11 +91,17 @@ __device__ __forceinline__ void loadPiece(const T* p, RegsT& regs, int base) {
 template <typename T, int Count, typename RegsT>
 __device__ __forceinline__ void storePiece(T* p, const RegsT& regs, int base) {
   constexpr int kBytes = Count * int(sizeof(T));
-  unsigned w[kBytes / 4];
+  unsigned w[kBytes / 4 > 0 ? kBytes / 4 : 1];
   if constexpr (sizeof(T) == 2) {
 #pragma unroll
     for (int i = 0; i < Count / 2; ++i)
       w[i] = unsigned(bitsOf(T(regs[base + 2 * i]))) | (unsigned(bitsOf(T(regs[base + 2 * i + 1]))) << 16);
+  } else if constexpr (sizeof(T) == 1) {
+#pragma unroll
+    for (int i = 0; i < Count / 4; ++i) w[i] = 0;
+#pragma unroll
+    for (int i = 0; i < Count; ++i)
+      w[i / 4] |= unsigned(__builtin_bit_cast(unsigned char, T(regs[base + i]))) << (8 * (i % 4));
   } else if constexpr (sizeof(T) == 4) {
 #pragma unroll
     for (int i = 0; i < Count; ++i) w[i] = __builtin_bit_cast(unsigned, T(regs[base + i]));
@@ -331,9 +352,10 @@ __device__ __forceinline__ Tile<T, BN, D> paged_load(const View<T, RC>& cache, c
   using A = detail::CacheAddress<Layout, T>;
   using Out = Tile<T, BN, D>;
   using L = typename Out::L;
-  using Pc = detail::Piece<T, L::kVec>;
+  using Pc = detail::CachePiece<T, L::kVec>;
   static_assert(RC == A::kRank, "paged_load: Standard caches have rank 4, shuffled ones rank 5");
-  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "paged_load: 16- or 32-bit cache elements");
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
+                "paged_load: 8-, 16- or 32-bit cache elements");
   static_assert(IsSame<TI, int32_t>::value || IsSame<TI, int64_t>::value, "paged_load: the block table is int32 or int64");
   static_assert(D % L::kVec == 0, "paged_load: a run must stay inside one token's row");
   const int64_t blockSize = A::blockSize(cache);
@@ -380,9 +402,10 @@ __device__ __forceinline__ void paged_store(const View<T, RC>& cache, const Tile
   using A = detail::CacheAddress<Layout, T>;
   using In = Tile<T, H, D>;
   using L = typename In::L;
-  using Pc = detail::Piece<T, L::kVec>;
+  using Pc = detail::CachePiece<T, L::kVec>;
   static_assert(RC == A::kRank, "paged_store: Standard caches have rank 4, shuffled ones rank 5");
-  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "paged_store: 16- or 32-bit cache elements");
+  static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4,
+                "paged_store: 8-, 16- or 32-bit cache elements");
   static_assert(D % L::kVec == 0, "paged_store: a run must stay inside one head's row");
   const int64_t heads = detail::inVgpr(A::heads(cache));
   const bool vecOk = Pc::kUseful && A::template piecesAligned<Pc::kElems>(cache);
