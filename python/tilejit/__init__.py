@@ -65,6 +65,13 @@ class _Workspace(_Sized):
                 ("zero_once", ctypes.c_int32)]
 
 
+class _ArgumentInfo(_Sized):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("name", ctypes.c_char_p),
+                ("is_scalar", ctypes.c_int32), ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
+                ("dims", ctypes.c_int64 * 6), ("dim_symbols", ctypes.c_char_p * 6),
+                ("writes", ctypes.c_int32), ("contiguous", ctypes.c_int32)]
+
+
 class CompileInfo(_Sized):
     _fields_ = [("struct_size", ctypes.c_uint32), ("cache_hit", ctypes.c_int32), ("specialize_seconds", ctypes.c_double),
                 ("toolchain_seconds", ctypes.c_double), ("total_seconds", ctypes.c_double),
@@ -94,6 +101,10 @@ def _library():
     lib.tj_kernel_load.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p,
                                    ctypes.POINTER(ctypes.c_char_p), ctypes.c_int,
                                    ctypes.POINTER(CompileInfo)]
+    lib.tj_kernel_num_arguments.restype = ctypes.c_int
+    lib.tj_kernel_num_arguments.argtypes = [ctypes.c_void_p]
+    lib.tj_kernel_argument.restype = ctypes.c_int
+    lib.tj_kernel_argument.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(_ArgumentInfo)]
     lib.tj_launch.restype = ctypes.c_int
     lib.tj_launch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(_Arg), ctypes.c_int,
                               ctypes.c_void_p]
@@ -182,21 +193,47 @@ def _default_stream(jit, stream):
 
 
 class Kernel:
-    """A loaded specialization; call it with torch tensors and Python numbers."""
+    """A loaded specialization; call it with torch tensors and Python numbers, in order or by
+    name (kernel(output=o, prefix_lse=p, ...)): `arguments` lists them with their dtypes and
+    shapes, so two tensors of the same shape cannot be swapped silently."""
 
     def __init__(self, jit, handle, info):
         self._jit, self._handle, self.info = jit, handle, info
+        self.arguments = []
+        lib = _lib()
+        for i in range(lib.tj_kernel_num_arguments(handle)):
+            a = _ArgumentInfo()
+            _check(lib.tj_kernel_argument(handle, i, ctypes.byref(a)) == 0)
+            shape = tuple(a.dim_symbols[d].decode() if a.dims[d] < 0 else a.dims[d]
+                          for d in range(a.rank))
+            self.arguments.append({"name": a.name.decode(), "scalar": bool(a.is_scalar),
+                                   "dtype": _DTYPE_NAMES[a.dtype], "shape": shape,
+                                   "writes": bool(a.writes)})
+        self.argument_names = [a["name"] for a in self.arguments]
 
-    def make_args(self, *args):
-        return _make_args(args)
+    def _ordered(self, args, named):
+        if not named:
+            return args
+        if args:
+            raise TilejitError("pass the kernel's arguments either in order or all by name")
+        missing = [n for n in self.argument_names if n not in named]
+        unknown = [n for n in named if n not in self.argument_names]
+        if missing or unknown:
+            raise TilejitError(f"kernel arguments are {', '.join(self.argument_names)}"
+                               + (f"; missing: {', '.join(missing)}" if missing else "")
+                               + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+        return tuple(named[n] for n in self.argument_names)
+
+    def make_args(self, *args, **named):
+        return _make_args(self._ordered(args, named))
 
     def launch_args(self, arr, stream=None):
         """Launch with arguments prepared by make_args (no per-call conversion)."""
         stream = _default_stream(self._jit, stream)
         _check(_lib().tj_launch(self._jit._device, self._handle, arr, len(arr), stream) == 0)
 
-    def __call__(self, *args, stream=None):
-        self.launch_args(self.make_args(*args), stream)
+    def __call__(self, *args, stream=None, **named):
+        self.launch_args(self.make_args(*args, **named), stream)
 
 
 class Jit:

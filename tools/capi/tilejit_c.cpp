@@ -200,6 +200,42 @@ TJ_EXPORT const tj_kernel* tj_kernel_load(tj_jit* jit, tj_device* device, const 
   return handle;
 }
 
+TJ_EXPORT int tj_kernel_num_arguments(const tj_kernel* kernel) {
+  if (absl::Status ok = handles().check(kernel, HandleKind::kKernel, "tj_kernel_num_arguments", "kernel");
+      !ok.ok())
+    return fail(ok, -1);
+  return int(reinterpret_cast<const tilejit::LoadedKernel*>(kernel)->metadata().args.size());
+}
+
+TJ_EXPORT int tj_kernel_argument(const tj_kernel* kernel, int index, tj_argument_info* out) {
+  absl::Status usable = firstError(
+      {handles().check(kernel, HandleKind::kKernel, "tj_kernel_argument", "kernel"),
+       out ? checkStructSize(*out, "tj_kernel_argument", "tj_argument_info")
+           : missing("tj_kernel_argument", "out")});
+  if (!usable.ok()) return fail(usable, -1);
+  const auto& args = reinterpret_cast<const tilejit::LoadedKernel*>(kernel)->metadata().args;
+  if (index < 0 || size_t(index) >= args.size())
+    return fail(absl::OutOfRangeError(absl::StrCat("tj_kernel_argument: the kernel has ", args.size(),
+                                                   " arguments, no argument ", index)),
+                -1);
+  const tilejit::ArgSpec& arg = args[size_t(index)];
+  if (arg.dims.size() > 6)
+    return fail(absl::InternalError("tj_kernel_argument: rank above 6"), -1);
+  *out = tj_argument_info{};
+  out->struct_size = sizeof(tj_argument_info);
+  out->name = arg.name.c_str();
+  out->is_scalar = arg.kind == tilejit::ArgSpec::Kind::kScalar;
+  out->dtype = int32_t(arg.dtype);
+  out->rank = int32_t(arg.dims.size());
+  for (size_t d = 0; d < arg.dims.size(); ++d) {
+    out->dims[d] = arg.dims[d].isSymbolic() ? -1 : arg.dims[d].value;
+    out->dim_symbols[d] = arg.dims[d].isSymbolic() ? arg.dims[d].symbol.c_str() : nullptr;
+  }
+  out->writes = arg.writable;
+  out->contiguous = arg.contiguous;
+  return 0;
+}
+
 TJ_EXPORT int tj_launch(tj_device* device, const tj_kernel* kernel, const tj_arg* args,
                         int num_args, void* stream) {
   if (absl::Status ok = handles().checkKernelFor(kernel, device, "tj_launch"); !ok.ok())

@@ -74,6 +74,24 @@ const tj_kernel* tj_kernel_load(tj_jit* jit, tj_device* device, const char* temp
                                 const char* const* params, int num_params,
                                 tj_compile_info* info);
 
+/* A loaded kernel's arguments in launch order. dims[d] is a fixed extent (>= 0) or -1 for a
+ * shape symbol bound from the tensor at launch, named in dim_symbols[d] (NULL for fixed ones);
+ * the strings live as long as the kernel. */
+typedef struct {
+  uint32_t struct_size; /* sizeof(tj_argument_info) */
+  const char* name;
+  int32_t is_scalar;
+  int32_t dtype;        /* TJ_F32, ... */
+  int32_t rank;         /* tensors */
+  int64_t dims[6];
+  const char* dim_symbols[6];
+  int32_t writes;       /* the kernel stores into it */
+  int32_t contiguous;   /* every stride must be the dense row-major one */
+} tj_argument_info;
+
+int tj_kernel_num_arguments(const tj_kernel* kernel);
+int tj_kernel_argument(const tj_kernel* kernel, int index, tj_argument_info* out);
+
 /* Checks arguments against the signature, computes the grid from their shapes and launches
  * on `stream` (a CUstream; NULL = default). No allocation, no synchronisation. */
 int tj_launch(tj_device* device, const tj_kernel* kernel, const tj_arg* args, int num_args,
