@@ -1,5 +1,7 @@
 #include "cache/fleet_tier.h"
 
+#include <unistd.h>
+
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -76,6 +78,9 @@ void FleetTier::warnOnce(const std::string& kind, const std::string& message) {
 }
 
 RedisConnection* FleetTier::connection() {
+  // Two processes speaking on one socket would read each other's replies (rejected, but
+  // lost): after fork() the child opens its own (closing its copy leaves the parent's open).
+  if (connection_ && connectedPid_ != ::getpid()) connection_.reset();
   if (connection_) return connection_.get();
   auto now = std::chrono::steady_clock::now();
   if (now < retryAt_) {
@@ -89,6 +94,7 @@ RedisConnection* FleetTier::connection() {
     return nullptr;
   }
   connection_ = std::move(*connected);
+  connectedPid_ = ::getpid();
   return connection_.get();
 }
 

@@ -84,6 +84,7 @@ class FleetTier {
   FleetTierOptions options_;
   std::mutex mutex_;  // the connection and the back-off clock
   std::unique_ptr<RedisConnection> connection_;
+  int connectedPid_ = 0;  // a forked child must not share its parent's socket
   std::chrono::steady_clock::time_point retryAt_{};
   std::mutex warnedMutex_;
   std::set<std::string> warned_;

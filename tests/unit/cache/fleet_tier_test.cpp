@@ -120,6 +120,38 @@ TEST_F(FleetTierTest, SecondNodeWithEmptyDiskGetsTheEntryWithoutCompiling) {
   EXPECT_TRUE(warnings.messages.empty());
 }
 
+int64_t connectedClients(RedisConnection& admin) {
+  auto info = admin.command({"INFO", "clients"});
+  if (!info.ok()) return -1;
+  size_t at = info->text.find("connected_clients:");
+  return at == std::string::npos ? -1 : std::atoll(info->text.c_str() + at + 18);
+}
+
+TEST_F(FleetTierTest, ForkedChildOpensItsOwnConnection) {
+  WarningLog warnings;
+  auto fleet = tier(tierOptions(&warnings));
+  fleet->publish(testKey(90), testEntry(testKey(90), 4096));
+  ASSERT_EQ(connectedClients(*admin_), 2);  // the test's and the tier's
+  int fromChild[2], toChild[2];
+  ASSERT_EQ(::pipe(fromChild), 0);
+  ASSERT_EQ(::pipe(toChild), 0);
+  pid_t child = ::fork();
+  if (child == 0) {
+    char done = fleet->fetch(testKey(90)) != nullptr ? 'y' : 'n';
+    (void)!::write(fromChild[1], &done, 1);
+    (void)!::read(toChild[0], &done, 1);  // stay connected until the parent has counted
+    ::_exit(0);
+  }
+  char result = 0;
+  ASSERT_EQ(::read(fromChild[0], &result, 1), 1);
+  EXPECT_EQ(result, 'y');
+  EXPECT_EQ(connectedClients(*admin_), 3) << "the child spoke on its parent's socket";
+  (void)!::write(toChild[1], &result, 1);
+  ::waitpid(child, nullptr, 0);
+  EXPECT_NE(fleet->fetch(testKey(90)), nullptr) << "the parent's connection was disturbed";
+  for (int fd : {fromChild[0], fromChild[1], toChild[0], toChild[1]}) ::close(fd);
+}
+
 TEST_F(FleetTierTest, ForgedEntryIsRejectedRecompiledAndReplaced) {
   WarningLog warnings;
   std::string key = testKey(2);
@@ -278,6 +310,41 @@ TEST_F(FleetTierTest, FullServerRefusingStoresKeepsTheEntryLocally) {
   EXPECT_EQ(fleet->stats().published, 0);
   ASSERT_EQ(warnings.messages.size(), 1u);
   EXPECT_TRUE(anyContains(warnings, "OOM")) << warnings.messages[0];
+}
+
+TEST_F(FleetTierTest, PasswordIsSentAndItsAbsenceIsOneWarning) {
+  ASSERT_TRUE(admin_->command({"CONFIG", "SET", "requirepass", "hunter2-hunter2"}).ok());
+  WarningLog warnings;
+  FleetTierOptions options = tierOptions(&warnings);
+  auto withoutPassword = cache(nodeA_.path(), tier(options), &warnings);
+  int computes = 0;
+  get(*withoutPassword, testKey(85), &computes);
+  EXPECT_EQ(computes, 1);
+  ASSERT_EQ(warnings.messages.size(), 1u);
+  EXPECT_TRUE(anyContains(warnings, "NOAUTH")) << warnings.messages[0];
+
+  options.endpoint = *parseRedisUrl("redis://:hunter2-hunter2@127.0.0.1:" +
+                                    std::to_string(server_.port()));
+  auto fleet = tier(options);
+  fleet->publish(testKey(86), testEntry(testKey(86), 4096));
+  EXPECT_EQ(fleet->stats().published, 1);
+  EXPECT_NE(fleet->fetch(testKey(86)), nullptr);
+}
+
+// A node-local Redis on a Unix socket (redis_test_server.h starts ours with one).
+TEST_F(FleetTierTest, UnixSocketEndpoint) {
+  WarningLog warnings;
+  FleetTierOptions options = tierOptions(&warnings);
+  auto endpoint = parseRedisUrl("unix://" + server_.unixSocket() + "?db=1");
+  ASSERT_TRUE(endpoint.ok()) << endpoint.status();
+  options.endpoint = *endpoint;
+  auto fleet = tier(options);
+  std::string key = testKey(80);
+  fleet->publish(key, testEntry(key, 4096));
+  auto fetched = fleet->fetch(key);
+  ASSERT_NE(fetched, nullptr) << (warnings.messages.empty() ? "" : warnings.messages[0]);
+  EXPECT_EQ(*fetched, testEntry(key, 4096));
+  EXPECT_EQ(stored(key), "") << "SELECT 1 was not sent: the entry landed in database 0";
 }
 
 TEST_F(FleetTierTest, MeasureHitLatency) {

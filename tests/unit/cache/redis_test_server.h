@@ -68,7 +68,8 @@ class RedisTestServer {
       std::vector<std::string> arguments = {
           binary,       "--port",       std::to_string(port_), "--bind", "127.0.0.1",
           "--save",     "",             "--appendonly",        "no",     "--dir",
-          directory_.path(), "--logfile", directory_ / "redis.log", "--daemonize", "no"};
+          directory_.path(), "--logfile", directory_ / "redis.log", "--daemonize", "no",
+          "--unixsocket", unixSocket(), "--unixsocketperm", "700"};
       arguments.insert(arguments.end(), extraArguments.begin(), extraArguments.end());
       pid_ = ::fork();
       if (pid_ == 0) {
@@ -86,6 +87,7 @@ class RedisTestServer {
   }
 
   int port() const { return port_; }
+  std::string unixSocket() const { return directory_ / "redis.sock"; }
   RedisEndpoint endpoint() const {
     RedisEndpoint endpoint;
     endpoint.host = "127.0.0.1";
