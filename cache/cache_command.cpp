@@ -36,6 +36,20 @@ environment:
                               $HOME/.cache/tilejit)
   TILEJIT_CACHE_MAX_BYTES     size bound (default 4G)
   TILEJIT_CACHE_READONLY_DIRS colon-separated read-only cache directories, searched after it
+
+fleet tier (the JIT asks Redis after a local miss and stores what it compiles there; these
+commands act on the local directory only):
+  TILEJIT_REDIS_URL           redis://[:password@]host[:port][/db] or unix:///path[?db=N];
+                              unset: no fleet tier
+  TILEJIT_REDIS_KEY_FILE      the fleet's shared signing key (>= 16 bytes; HMAC-SHA-256 of
+                              every entry); without it the fleet tier is off
+  TILEJIT_REDIS_TTL_SECONDS   expiry of stored entries (default 604800, 7 days)
+  TILEJIT_REDIS_MAX_ENTRY_BYTES
+                              larger entries are neither stored nor read (default 64M)
+  TILEJIT_REDIS_CONNECT_TIMEOUT_MS, TILEJIT_REDIS_COMMAND_TIMEOUT_MS
+                              bounds on waiting for Redis (defaults 250 and 1000)
+  TILEJIT_REDIS_RETRY_SECONDS after a connection failure or timeout, Redis is not asked for
+                              this long (default 30)
 )";
 
 std::string formatTime(std::chrono::system_clock::time_point time) {

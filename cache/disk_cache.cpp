@@ -15,6 +15,7 @@
 #include "absl/strings/str_split.h"
 #include "cache/cache_key.h"
 #include "cache/cache_location.h"
+#include "cache/fleet_tier.h"
 #include "support/status.h"
 
 namespace tilejit {
@@ -396,9 +397,8 @@ absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::getOrComputeShared(
   TJ_ASSIGN_OR_RETURN(std::shared_ptr<const CacheEntry> entry, lookupShared(key));
   if (entry) return entry;
 
-  bool persistent = !options_.directory.empty();
   cache_detail::ExclusiveFileLock lock;
-  if (persistent && options_.useFileLocks) {
+  if (!options_.directory.empty() && options_.useFileLocks) {
     absl::StatusOr<cache_detail::ExclusiveFileLock::Outcome> outcome =
         cache_detail::ExclusiveFileLock::acquire(lockPath(key), options_.lockTimeout, &lock);
     if (!outcome.ok() && absl::IsDeadlineExceeded(outcome.status())) return outcome.status();
@@ -421,24 +421,39 @@ absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::getOrComputeShared(
     return entry;
   }
 
+  if (options_.fleetTier) {
+    if (std::shared_ptr<const CacheEntry> fetched = options_.fleetTier->fetch(key)) {
+      fleetHits_.fetch_add(1);
+      keep(key, fetched);
+      lock.removeFileAndRelease();
+      return fetched;
+    }
+  }
+
   hook("compute:holding-lock");
   if (hit) *hit = false;
   computes_.fetch_add(1);
   TJ_ASSIGN_OR_RETURN(CacheEntry computed, compute());
   auto shared = std::make_shared<const CacheEntry>(std::move(computed));
-  if (!persistent) {
-    memoryPut(key, shared);
-    return shared;
-  }
-  absl::Status stored = store(key, *shared);
+  keep(key, shared);
   lock.removeFileAndRelease();
+  // After the lock: processes waiting for this key read the disk, not Redis.
+  if (options_.fleetTier) options_.fleetTier->publish(key, *shared);
+  return shared;
+}
+
+void DiskCache::keep(const std::string& key, const std::shared_ptr<const CacheEntry>& entry) {
+  if (options_.directory.empty()) {
+    memoryPut(key, entry);
+    return;
+  }
+  absl::Status stored = store(key, *entry);
   if (!stored.ok()) {
     warnOnce("store", absl::StrCat("could not store cache entry ", key, ": ", stored.message(),
                                    "; using the compiled result without caching it (said once "
                                    "per process)"));
-    memoryPut(key, shared);
+    memoryPut(key, entry);
   }
-  return shared;
 }
 
 absl::StatusOr<CacheEntry> DiskCache::getOrCompute(const std::string& key,

@@ -30,6 +30,8 @@
 
 namespace tilejit {
 
+class FleetTier;
+
 inline constexpr int64_t kDefaultCacheMaxBytes = int64_t(4) << 30;
 
 struct DiskCacheOptions {
@@ -57,6 +59,10 @@ struct DiskCacheOptions {
   // Fault injection for tests: called with "store:chunk-written", "store:before-rename",
   // "compute:holding-lock" at the points where a killed process must leave a sound cache.
   std::function<void(const char* stage)> faultInjectionHook;
+  // getOrCompute asks it on a miss of memory and disk (under the key's lock, so one process
+  // per node asks) and gives it every entry it computes; what it returns is stored on disk
+  // too. lookup() stays local.
+  std::shared_ptr<FleetTier> fleetTier;
 };
 
 // $TILEJIT_CACHE_DIR, else $XDG_CACHE_HOME/tilejit, else $HOME/.cache/tilejit.
@@ -91,6 +97,7 @@ struct CacheStats {
   // This process only.
   int64_t memoryHits = 0;
   int64_t diskHits = 0;
+  int64_t fleetHits = 0;
   int64_t misses = 0;
   int64_t computes = 0;
   int64_t stores = 0;
@@ -216,6 +223,10 @@ class DiskCache {
   void warnOnce(const std::string& what, const std::string& message);
   bool stagingFileAbandoned(const ScannedFile& file, std::chrono::seconds staleAge) const;
 
+  // Stores an entry this process computed or fetched (memory only without a writable root or
+  // when the store fails, which is warned once).
+  void keep(const std::string& key, const std::shared_ptr<const CacheEntry>& entry);
+
   std::shared_ptr<const CacheEntry> memoryGet(const std::string& key);
   void memoryPut(const std::string& key, std::shared_ptr<const CacheEntry> entry);
 
@@ -239,7 +250,7 @@ class DiskCache {
   int64_t bytesAtLastScan_ = -1;
   std::chrono::steady_clock::time_point lastScan_;
 
-  std::atomic<int64_t> memoryHits_{0}, diskHits_{0}, misses_{0}, computes_{0}, stores_{0},
+  std::atomic<int64_t> memoryHits_{0}, diskHits_{0}, fleetHits_{0}, misses_{0}, computes_{0}, stores_{0},
       corruptDetected_{0}, evictions_{0};
 };
 

@@ -249,6 +249,7 @@ absl::StatusOr<CacheStats> DiskCache::stats() {
   }
   stats.memoryHits = memoryHits_.load();
   stats.diskHits = diskHits_.load();
+  stats.fleetHits = fleetHits_.load();
   stats.misses = misses_.load();
   stats.computes = computes_.load();
   stats.stores = stores_.load();

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cache/cache_key.h"
+#include "cache/fleet_tier.h"
 #include "compiler/backends/registry.h"
 #include "compiler/embedded_files.h"
 #include "compiler/emit/cpp_emitter.h"
@@ -206,6 +207,9 @@ absl::StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::create(JitOptions opti
       DiskCacheOptions fromEnvironment = jitCacheOptionsFromEnvironment(&warnings);
       fromEnvironment.warningSink = options.cache.warningSink;
       options.cache = std::move(fromEnvironment);
+    }
+    if (!options.cache.fleetTier) {
+      options.cache.fleetTier = FleetTier::fromEnvironment(options.cache.warningSink, &warnings);
     }
     impl->cache = DiskCache::openForJit(options.cache, warnings);
   }
