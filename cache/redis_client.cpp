@@ -11,9 +11,52 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "support/dynamic_library.h"
 
 namespace tilejit {
 namespace {
+
+// hiredis, loaded on first use (dlopen): an engine that never configures Redis needs no
+// libhiredis on its machine, and one that does gets an error naming the library.
+struct Hiredis {
+  DynamicLibrary library;
+  redisContext* (*connectTcp)(const char*, int, const struct timeval);
+  redisContext* (*connectUnix)(const char*, const struct timeval);
+  int (*setTimeout)(redisContext*, const struct timeval);
+  void (*free)(redisContext*);
+  void* (*commandArgv)(redisContext*, int, const char**, const size_t*);
+  void (*freeReply)(void*);
+};
+
+absl::StatusOr<Hiredis> loadHiredis() {
+  Hiredis api;
+  auto library = DynamicLibrary::open({"libhiredis.so.0.14", "libhiredis.so.1.1.0", "libhiredis.so"});
+  if (!library.ok()) {
+    return absl::UnavailableError(absl::StrCat(
+        "the Redis fleet tier needs hiredis (Debian: libhiredis0.14): ", library.status().message()));
+  }
+  api.library = *std::move(library);
+  auto bind = [&](auto& slot, const char* name) -> absl::Status {
+    auto address = api.library.symbol<std::remove_reference_t<decltype(slot)>>(name);
+    if (!address.ok()) return address.status();
+    slot = *address;
+    return absl::OkStatus();
+  };
+  for (absl::Status status : {bind(api.connectTcp, "redisConnectWithTimeout"),
+                              bind(api.connectUnix, "redisConnectUnixWithTimeout"),
+                              bind(api.setTimeout, "redisSetTimeout"), bind(api.free, "redisFree"),
+                              bind(api.commandArgv, "redisCommandArgv"),
+                              bind(api.freeReply, "freeReplyObject")}) {
+    if (!status.ok()) return status;
+  }
+  return api;
+}
+
+absl::StatusOr<const Hiredis*> hiredis() {
+  static const absl::StatusOr<Hiredis>* loaded = new absl::StatusOr<Hiredis>(loadHiredis());
+  if (!loaded->ok()) return loaded->status();
+  return &**loaded;
+}
 
 timeval toTimeval(std::chrono::milliseconds duration) {
   timeval tv;
@@ -113,10 +156,12 @@ absl::StatusOr<RedisEndpoint> parseRedisUrl(std::string_view urlText) {
 absl::StatusOr<std::unique_ptr<RedisConnection>> RedisConnection::connect(
     const RedisEndpoint& endpoint, std::chrono::milliseconds connectTimeout,
     std::chrono::milliseconds commandTimeout) {
+  absl::StatusOr<const Hiredis*> api = hiredis();
+  if (!api.ok()) return api.status();
   redisContext* context =
       endpoint.unixPath.empty()
-          ? redisConnectWithTimeout(endpoint.host.c_str(), endpoint.port, toTimeval(connectTimeout))
-          : redisConnectUnixWithTimeout(endpoint.unixPath.c_str(), toTimeval(connectTimeout));
+          ? (*api)->connectTcp(endpoint.host.c_str(), endpoint.port, toTimeval(connectTimeout))
+          : (*api)->connectUnix(endpoint.unixPath.c_str(), toTimeval(connectTimeout));
   if (context == nullptr) {
     return absl::UnavailableError(absl::StrCat("cannot connect to Redis at ", endpoint.describe(),
                                                ": out of memory"));
@@ -127,7 +172,7 @@ absl::StatusOr<std::unique_ptr<RedisConnection>> RedisConnection::connect(
                                                " within ", connectTimeout.count(), " ms: ",
                                                context->errstr));
   }
-  if (redisSetTimeout(context, toTimeval(commandTimeout)) != REDIS_OK) {
+  if ((*api)->setTimeout(context, toTimeval(commandTimeout)) != REDIS_OK) {
     return absl::UnavailableError(
         absl::StrCat("cannot set the command timeout on ", endpoint.describe()));
   }
@@ -151,7 +196,8 @@ absl::StatusOr<std::unique_ptr<RedisConnection>> RedisConnection::connect(
   return connection;
 }
 
-RedisConnection::~RedisConnection() { redisFree(context_); }
+// A connection exists only where hiredis loaded.
+RedisConnection::~RedisConnection() { (*hiredis())->free(context_); }
 
 absl::StatusOr<RedisReply> RedisConnection::command(const std::vector<std::string_view>& arguments) {
   if (context_->err) {
@@ -168,8 +214,8 @@ absl::StatusOr<RedisReply> RedisConnection::command(const std::vector<std::strin
   {
     ScopedSigpipeBlock noSigpipe;
     errno = 0;
-    raw = static_cast<redisReply*>(
-        redisCommandArgv(context_, int(arguments.size()), pointers.data(), lengths.data()));
+    raw = static_cast<redisReply*>((*hiredis())->commandArgv(context_, int(arguments.size()),
+                                                             pointers.data(), lengths.data()));
   }
   if (raw == nullptr) {
     int code = errno;
@@ -180,7 +226,7 @@ absl::StatusOr<RedisReply> RedisConnection::command(const std::vector<std::strin
     }
     return absl::UnavailableError(absl::StrCat(what, " failed: ", context_->errstr));
   }
-  std::unique_ptr<redisReply, void (*)(void*)> owned(raw, freeReplyObject);
+  std::unique_ptr<redisReply, void (*)(void*)> owned(raw, (*hiredis())->freeReply);
   RedisReply reply;
   switch (raw->type) {
     case REDIS_REPLY_STRING: reply.kind = RedisReply::Kind::kString; break;
