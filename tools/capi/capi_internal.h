@@ -55,6 +55,18 @@ inline absl::Status missing(const char* function, const char* what) {
   return absl::InvalidArgumentError(std::string(function) + ": " + what + " is NULL");
 }
 
+// Takes `handle` back and deletes it, unless it is not a live handle of `kind` or others use
+// it (then the error is set and nothing is freed: a leak, never a use after free).
+template <typename Handle>
+void destroyHandle(Handle* handle, HandleKind kind, const char* function) {
+  if (handle == nullptr) return;
+  if (absl::Status released = handles().release(handle, kind, function); !released.ok()) {
+    fail(released, 0);
+    return;
+  }
+  delete handle;
+}
+
 // "name=value" strings into a map; an entry without '=' is an error naming it.
 absl::StatusOr<std::map<std::string, std::string>> parseAssignments(const char* const* items,
                                                                     int count);

@@ -121,13 +121,7 @@ TJ_EXPORT tj_jit* tj_jit_create(int use_disk_cache) {
 }
 
 TJ_EXPORT void tj_jit_destroy(tj_jit* jit) {
-  if (jit == nullptr) return;
-  if (absl::Status released = handles().release(jit, HandleKind::kJit, "tj_jit_destroy");
-      !released.ok()) {
-    fail(released, 0);
-    return;
-  }
-  delete jit;
+  destroyHandle(jit, HandleKind::kJit, "tj_jit_destroy");
 }
 
 namespace {
@@ -155,13 +149,7 @@ TJ_EXPORT const char* tj_device_target(const tj_device* device) {
 }
 
 TJ_EXPORT void tj_device_destroy(tj_device* device) {
-  if (device == nullptr) return;
-  if (absl::Status released = handles().release(device, HandleKind::kDevice, "tj_device_destroy");
-      !released.ok()) {
-    fail(released, 0);
-    return;
-  }
-  delete device;
+  destroyHandle(device, HandleKind::kDevice, "tj_device_destroy");
 }
 
 TJ_EXPORT const tj_kernel* tj_kernel_load(tj_jit* jit, tj_device* device, const char* templ,
@@ -279,14 +267,7 @@ TJ_EXPORT tj_paged_decode* tj_paged_decode_create(tj_jit* jit, tj_device* device
 }
 
 TJ_EXPORT void tj_paged_decode_destroy(tj_paged_decode* op) {
-  if (op == nullptr) return;
-  if (absl::Status released =
-          handles().release(op, HandleKind::kPagedDecode, "tj_paged_decode_destroy");
-      !released.ok()) {
-    fail(released, 0);
-    return;
-  }
-  delete op;
+  destroyHandle(op, HandleKind::kPagedDecode, "tj_paged_decode_destroy");
 }
 
 TJ_EXPORT int64_t tj_paged_decode_partition_size(const tj_paged_decode* op) {
@@ -349,13 +330,7 @@ TJ_EXPORT tj_op* tj_op_create(tj_jit* jit, tj_device* device, const char* name,
 }
 
 TJ_EXPORT void tj_op_destroy(tj_op* op) {
-  if (op == nullptr) return;
-  if (absl::Status released = handles().release(op, HandleKind::kOp, "tj_op_destroy");
-      !released.ok()) {
-    fail(released, 0);
-    return;
-  }
-  delete op;
+  destroyHandle(op, HandleKind::kOp, "tj_op_destroy");
 }
 
 namespace {

@@ -17,13 +17,7 @@ TJ_EXPORT tj_bundle* tj_bundle_open(const char* path) {
 }
 
 TJ_EXPORT void tj_bundle_destroy(tj_bundle* bundle) {
-  if (bundle == nullptr) return;
-  if (absl::Status released = handles().release(bundle, HandleKind::kBundle, "tj_bundle_destroy");
-      !released.ok()) {
-    fail(released, 0);
-    return;
-  }
-  delete bundle;
+  destroyHandle(bundle, HandleKind::kBundle, "tj_bundle_destroy");
 }
 
 TJ_EXPORT int tj_bundle_num_entries(const tj_bundle* bundle) {

@@ -99,27 +99,41 @@ tj_tensor tensorOf(void* data, int32_t dtype, std::vector<int64_t> shape) {
   return tensor;
 }
 
+// merge_attn_states' arguments at head size 64 where equal LSEs weigh 1.0 and 2.0 (bf16) half
+// each: the merged output is 1.5 and the LSE 0.25 + log 2.
+struct MergeProblem {
+  MergeProblem(int64_t tokens, int64_t heads)
+      : n(tokens * heads * 64), output(size_t(n), 0x7FC0), prefix(size_t(n), 0x3F80),
+        suffix(size_t(n), 0x4000), outputLse(size_t(heads * tokens), NAN),
+        lse(size_t(heads * tokens), 0.25f) {
+    args[0].tensor = tensorOf(output.data(), TJ_BF16, {tokens, heads, 64});
+    args[1].tensor = tensorOf(outputLse.data(), TJ_F32, {heads, tokens});
+    args[2].tensor = tensorOf(prefix.data(), TJ_BF16, {tokens, heads, 64});
+    args[3].tensor = tensorOf(lse.data(), TJ_F32, {heads, tokens});
+    args[4].tensor = tensorOf(suffix.data(), TJ_BF16, {tokens, heads, 64});
+    args[5].tensor = tensorOf(lse.data(), TJ_F32, {heads, tokens});
+  }
+  void expectMerged() const {
+    for (uint16_t value : output) ASSERT_EQ(value, 0x3FC0);  // 1.5
+    for (float value : outputLse) ASSERT_NEAR(value, 0.25 + std::log(2.0), 1e-5);
+  }
+  int64_t n;
+  std::vector<uint16_t> output, prefix, suffix;
+  std::vector<float> outputLse, lse;
+  tj_arg args[6] = {};
+};
+
 TEST(CApi, OpRunsThroughTheGenericCall) {
-  // merge_attn_states by name on the CPU: equal LSEs weigh 1.0 and 2.0 (bf16) half each.
+  // merge_attn_states by name on the CPU.
   tj_jit* jit = tj_jit_create(1);
   tj_device* device = tj_device_create_cpu();
   const char* params[] = {"head_size=64"};
   tj_op* op = tj_op_create(jit, device, "merge_attn_states", params, 1);
   ASSERT_NE(op, nullptr) << lastError();
   ASSERT_EQ(tj_op_num_workspaces(op), 0);
-  const int64_t tokens = 3, heads = 2, dim = 64, n = tokens * heads * dim;
-  std::vector<uint16_t> output(size_t(n), 0x7FC0), prefix(size_t(n), 0x3F80), suffix(size_t(n), 0x4000);
-  std::vector<float> outputLse(size_t(heads * tokens), NAN), lse(size_t(heads * tokens), 0.25f);
-  tj_arg args[6] = {};
-  args[0].tensor = tensorOf(output.data(), TJ_BF16, {tokens, heads, dim});
-  args[1].tensor = tensorOf(outputLse.data(), TJ_F32, {heads, tokens});
-  args[2].tensor = tensorOf(prefix.data(), TJ_BF16, {tokens, heads, dim});
-  args[3].tensor = tensorOf(lse.data(), TJ_F32, {heads, tokens});
-  args[4].tensor = tensorOf(suffix.data(), TJ_BF16, {tokens, heads, dim});
-  args[5].tensor = tensorOf(lse.data(), TJ_F32, {heads, tokens});
-  ASSERT_EQ(tj_op_run(op, args, 6, nullptr), 0) << lastError();
-  for (uint16_t value : output) ASSERT_EQ(value, 0x3FC0);  // 1.5
-  for (float value : outputLse) ASSERT_NEAR(value, 0.25 + std::log(2.0), 1e-5);
+  MergeProblem merge(3, 2);
+  ASSERT_EQ(tj_op_run(op, merge.args, 6, nullptr), 0) << lastError();
+  merge.expectMerged();
   tj_op_destroy(op);
   tj_device_destroy(device);
   tj_jit_destroy(jit);
@@ -265,23 +279,14 @@ TEST(CApi, BundlesOpenListAndLoadWithoutCompiling) {
   const char* head64[] = {"head_size=64"};
   const tj_kernel* kernel = tj_bundle_load(bundle, device, "merge_attn_states", head64, 1);
   ASSERT_NE(kernel, nullptr) << lastError();
-  // It runs: equal LSEs weigh 1.0 and 2.0 (bf16) half each.
-  const int64_t tokens = 2, heads = 1, dim = 64, n = tokens * heads * dim;
-  std::vector<uint16_t> output(size_t(n), 0x7FC0), prefix(size_t(n), 0x3F80), suffix(size_t(n), 0x4000);
-  std::vector<float> outputLse(size_t(heads * tokens), NAN), lse(size_t(heads * tokens), 0.25f);
-  tj_arg args[6] = {};
-  args[0].tensor = tensorOf(output.data(), TJ_BF16, {tokens, heads, dim});
-  args[1].tensor = tensorOf(outputLse.data(), TJ_F32, {heads, tokens});
-  args[2].tensor = tensorOf(prefix.data(), TJ_BF16, {tokens, heads, dim});
-  args[3].tensor = tensorOf(lse.data(), TJ_F32, {heads, tokens});
-  args[4].tensor = tensorOf(suffix.data(), TJ_BF16, {tokens, heads, dim});
-  args[5].tensor = tensorOf(lse.data(), TJ_F32, {heads, tokens});
-  ASSERT_EQ(tj_launch(device, kernel, args, 6, nullptr), 0) << lastError();
-  for (uint16_t value : output) ASSERT_EQ(value, 0x3FC0);
+  // It runs.
+  MergeProblem merge(2, 1);
+  ASSERT_EQ(tj_launch(device, kernel, merge.args, 6, nullptr), 0) << lastError();
+  merge.expectMerged();
   tj_device_destroy(device);
   EXPECT_THAT(lastError(), HasSubstr("still use this tj_device"));
   tj_bundle_destroy(bundle);
-  EXPECT_EQ(tj_launch(device, kernel, args, 6, nullptr), -1) << "a kernel outlived its bundle";
+  EXPECT_EQ(tj_launch(device, kernel, merge.args, 6, nullptr), -1) << "a kernel outlived its bundle";
   tj_device_destroy(device);
   // A damaged bundle fails to open, naming what is wrong.
   std::string bytes;
