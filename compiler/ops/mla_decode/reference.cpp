@@ -56,11 +56,12 @@ absl::StatusOr<MlaCheck> checkMlaDecodeOp(Device& device, const Op& op, const Ml
   const int64_t maxBlocksPerSeq = std::max<int64_t>(1, (maxLen + bs - 1) / bs);
   int64_t usedBlocks = 0;
   for (int64_t len : problem.seqLens) usedBlocks += (len + bs - 1) / bs;
-  const int64_t numBlocks = usedBlocks + 3;  // a few blocks nobody owns, all NaN
+  const int64_t ownBlocks = usedBlocks + 3;  // a few blocks nobody owns, all NaN
+  const int64_t numBlocks = problem.padBlocks + ownBlocks;
 
   std::mt19937_64 rng(problem.seed);
-  std::vector<int64_t> blockOrder(static_cast<size_t>(numBlocks));
-  std::iota(blockOrder.begin(), blockOrder.end(), 0);
+  std::vector<int64_t> blockOrder(static_cast<size_t>(ownBlocks));
+  std::iota(blockOrder.begin(), blockOrder.end(), problem.padBlocks);
   std::shuffle(blockOrder.begin(), blockOrder.end(), rng);
   HostTensor cache(dtype, {numBlocks, bs, 1, kLatent});
   cache.fillNaN();
@@ -75,7 +76,7 @@ absl::StatusOr<MlaCheck> checkMlaDecodeOp(Device& device, const Op& op, const Ml
     const int64_t len = problem.seqLens[size_t(s)];
     lens.set(s, double(len));
     for (int64_t b = 0; b < maxBlocksPerSeq; ++b)  // entries past the end point at NaN blocks
-      table.set(s * maxBlocksPerSeq + b, double(blockOrder[size_t(numBlocks - 1 - (b % 3))]));
+      table.set(s * maxBlocksPerSeq + b, double(blockOrder[size_t(ownBlocks - 1 - (b % 3))]));
     for (int64_t b = 0; b < (len + bs - 1) / bs; ++b)
       table.set(s * maxBlocksPerSeq + b, double(blockOrder[size_t(nextBlock++)]));
     latents[size_t(s)].resize(size_t(len * kLatent));

@@ -18,6 +18,9 @@ struct MlaProblem {
   int64_t numQHeads = 16;
   std::vector<int64_t> seqLens = {1, 65};
   int64_t maxModelLen = 0;  // 0: the longest sequence (sizes the partial workspaces)
+  // Blocks below this id are never used (NaN): the sequences' latents sit past them, so a
+  // pad of 2^31 / (block_size x 576) blocks puts every read past 2^31 elements.
+  int64_t padBlocks = 0;
   uint64_t seed = 1;
   int iterations = 0;  // > 0: also time the op (median of device events)
 };

@@ -9,9 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../mla_cases.h"
 #include "compiler/embedded_files.h"
-#include "compiler/ops/mla_decode/reference.h"
-#include "support/status.h"
 
 namespace tilejit {
 namespace {
@@ -22,11 +21,10 @@ struct MlaCase {
   MlaProblem problem;
 };
 
-MlaProblem problem(int64_t heads, std::vector<int64_t> lens, int64_t maxModelLen = 0) {
-  MlaProblem p;
-  p.numQHeads = heads;
-  p.seqLens = std::move(lens);
-  p.maxModelLen = maxModelLen;
+using testing::mlaProblem;
+
+MlaProblem padded(MlaProblem p, int64_t blocks) {
+  p.padBlocks = blocks;
   return p;
 }
 
@@ -41,22 +39,24 @@ std::vector<MlaCase> cases() {
     return all;
   };
   return {
-      {"Block16Heads16", with({"block_size=16"}), problem(16, kEdges)},
-      {"Block64Heads16", with({"block_size=64"}), problem(16, kEdges)},
-      {"Block1Heads16", with({"block_size=1"}), problem(16, {0, 1, 33, 64, 97})},
-      {"Block8Heads32", with({"block_size=8"}), problem(32, {1, 7, 8, 9, 64, 130})},
-      {"Block256Heads16", with({"block_size=256"}), problem(16, {1, 255, 256, 257, 300})},
+      {"Block16Heads16", with({"block_size=16"}), mlaProblem(16, kEdges)},
+      {"Block64Heads16", with({"block_size=64"}), mlaProblem(16, kEdges)},
+      {"Block1Heads16", with({"block_size=1"}), mlaProblem(16, {0, 1, 33, 64, 97})},
+      {"Block8Heads32", with({"block_size=8"}), mlaProblem(32, {1, 7, 8, 9, 64, 130})},
+      {"Block256Heads16", with({"block_size=256"}), mlaProblem(16, {1, 255, 256, 257, 300})},
       // 128 heads in blocks of 32 rows: four programs per (sequence, partition).
       {"Block64Heads128Rows32",
        {"block_size=64", "partition_size=64", "block_n=32", "q_rows=32"},
-       problem(128, {1, 64, 65, 140})},
+       mlaProblem(128, {1, 64, 65, 140})},
       // A head count that is no multiple of q_rows: the last block's rows are masked.
-      {"Block16Heads20", with({"block_size=16"}), problem(20, {3, 70})},
+      {"Block16Heads20", with({"block_size=16"}), mlaProblem(20, {3, 70})},
       // One partition holds every context: no merge kernel work, zeros for the empty one.
       {"OnePartition", {"block_size=16", "partition_size=256", "block_n=32", "q_rows=16"},
-       problem(16, {0, 1, 100, 256})},
+       mlaProblem(16, {0, 1, 100, 256})},
+      // The sequences' blocks past unused ones (the addressing of the 2^31-element GPU case).
+      {"PaddedBlocks", with({"block_size=16"}), padded(mlaProblem(16, {1, 65, 130}), 7)},
       // The target's tuning (the CPU's rows) at a context of many partitions.
-      {"Tuned", {"block_size=64"}, problem(16, {1, 1000, 2100})},
+      {"Tuned", {"block_size=64"}, mlaProblem(16, {1, 1000, 2100})},
   };
 }
 
@@ -64,12 +64,7 @@ absl::StatusOr<MlaCheck> runCase(const std::vector<std::string>& assignments,
                                  const MlaProblem& problem, const std::string& mutant = "") {
   auto device = createCpuDevice();
   TJ_ASSIGN_OR_RETURN(std::unique_ptr<JitCompiler> jit, JitCompiler::create());
-  const OpDefinition* definition = OpRegistry::shipped().find("mla_decode");
-  if (!definition) return absl::NotFoundError("mla_decode is not registered");
-  TJ_ASSIGN_OR_RETURN(OpConfig config, definition->schema.parse(assignments));
-  if (!mutant.empty()) config.templateOverrides["mla_decode"] = mutant;
-  TJ_ASSIGN_OR_RETURN(std::unique_ptr<Op> op, definition->create(*jit, *device, config));
-  return checkMlaDecodeOp(*device, *op, problem);
+  return testing::checkMlaCase(*jit, *device, assignments, problem, mutant);
 }
 
 class MlaDecodeOnCpu : public ::testing::TestWithParam<MlaCase> {};
@@ -105,7 +100,7 @@ void expectMutantCaught(const std::vector<Edit>& edits) {
   // Sequences of one partition (output written by the split-K kernel) and of several.
   const std::vector<std::string> config = {"block_size=16", "partition_size=64", "block_n=32",
                                            "q_rows=16"};
-  const MlaProblem p = problem(32, {1, 40, 64, 150});
+  const MlaProblem p = mlaProblem(32, {1, 40, 64, 150});
   auto good = runCase(config, p);
   ASSERT_TRUE(good.ok()) << good.status();
   EXPECT_TRUE(good->passed) << good->detail;
@@ -145,7 +140,7 @@ TEST(MlaDecodeCheck, CatchesAnotherHeadsQuery) {
 }
 
 TEST(MlaDecodeCheck, RejectsABlockSizeOutsideTheDomain) {
-  auto check = runCase({"block_size=24"}, problem(16, {1}));
+  auto check = runCase({"block_size=24"}, mlaProblem(16, {1}));
   ASSERT_FALSE(check.ok());
   EXPECT_NE(std::string(check.status().message()).find("block_size"), std::string::npos)
       << check.status();
