@@ -71,7 +71,7 @@ def inputs(batch, heads, ctx, block, gen):
 
 def tilejit_call(op, cache, table, q, lens, max_len):
     batch, heads, _ = q.shape
-    ws = op.workspaces(num_seqs=batch, num_q_heads=heads, max_model_len=max_len)
+    ws = op.workspaces(num_tokens=batch, num_q_heads=heads, max_model_len=max_len)
     out = torch.empty(batch, heads, V, dtype=torch.bfloat16, device="cuda")
     work = {n: torch.empty(w["shape"], dtype=torch.float32, device="cuda") for n, w in ws.items()}
     named = {"output": out, "query": q, "latent_cache": cache.unsqueeze(2), "block_tables": table,

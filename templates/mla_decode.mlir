@@ -1,11 +1,14 @@
-// Absorbed MLA decode (DeepSeek-V3/R1, Kimi K2, GLM-5), split-K: one query token per
-// sequence; every q head reads one 576-wide latent per token (512 "nope" columns + 64 rope),
+// Absorbed MLA decode (DeepSeek-V3/R1, Kimi K2, GLM-5), split-K: q_len query tokens per
+// sequence (1, or 2..4 for MTP / speculative verify: tokens s*q_len .. s*q_len + q_len - 1 are
+// sequence s's, causal among themselves: the i-th of a sequence of length L sees keys
+// 0 .. L - q_len + i); every q head reads one 576-wide latent per token (512 "nope" columns + 64 rope),
 // which is both K (all 576 columns) and V (the first 512). The cache is paged like a K cache of
 // one kv head, [num_blocks, block_size, 1, 576] (the [num_blocks, block_size, 576] latent cache
 // with a unit head axis), so tj.paged_load gathers it through the block table; offsets are
 // 64-bit in every device library, so caches past 2^31 elements are addressed.
-// Grid (from shapes only: graph capture stays valid): seqs x q-head blocks of q_rows x
-// partitions of partition_size tokens. A program holds q_rows heads of one sequence as the M
+// Grid (from shapes only: graph capture stays valid): q-head blocks of q_rows x tokens x
+// partitions of partition_size keys. A sequence's tokens are programs of their own over the
+// same latents (adjacent in launch order: their re-reads meet in L2). A program holds q_rows heads of one sequence as the M
 // dimension of both dots and reads each latent tile of its partition once for all of them:
 // the tile feeds QK^T over its 576 columns and PV over the same tile, whose last 64 columns
 // of the [q_rows, 576] accumulator are never stored. With more heads than q_rows (64, 128) the
@@ -19,6 +22,7 @@ tj.template @mla_decode {
   // The latent's width (kv_lora_rank 512 + rope 64) and V's (kv_lora_rank).
   tj.param @head_size : int values [576] default 576
   tj.param @v_head_size : int values [512] default 512
+  tj.param @q_len : int values [1, 2, 3, 4] default 1
   tj.param @block_size : int values [1, 8, 16, 32, 64, 128, 256] default 64
   tj.param @q_rows : int values [1, 2, 4, 8, 16, 32, 64] default 16
   tj.param @block_n : int values [16, 32, 64] default 32
@@ -39,9 +43,9 @@ tj.template @mla_decode {
     %head_blocks_x = tj.shape_symbol "num_q_heads" : index
     %rows = tj.param_value @q_rows : index
     %blocks = arith.ceildivsi %head_blocks_x, %rows : index
-    %seqs = tj.shape_symbol "num_seqs" : index
+    %tokens = tj.shape_symbol "num_tokens" : index
     %partitions = tj.shape_symbol "max_partitions" : index
-    tj.yield %blocks, %seqs, %partitions : index, index, index
+    tj.yield %blocks, %tokens, %partitions : index, index, index
   } threads {
     %warps = tj.param_value @num_warps : index
     %warp_size = tj.target_value "warp_size" : index
@@ -50,17 +54,20 @@ tj.template @mla_decode {
   }
 
   tj.kernel @mla_decode(
-      %output: !tj.view<[num_seqs, num_q_heads, v_head_size], !tj.dtype<"dtype">>,
-      %partial_out: !tj.view<[num_seqs, max_partitions, num_q_heads, v_head_size], f32>,
-      %partial_lse: !tj.view<[num_seqs, max_partitions, num_q_heads], f32>,
-      %query: !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">>,
+      %output: !tj.view<[num_tokens, num_q_heads, v_head_size], !tj.dtype<"dtype">>,
+      %partial_out: !tj.view<[num_tokens, max_partitions, num_q_heads, v_head_size], f32>,
+      %partial_lse: !tj.view<[num_tokens, max_partitions, num_q_heads], f32>,
+      %query: !tj.view<[num_tokens, num_q_heads, head_size], !tj.dtype<"dtype">>,
       %latent_cache: !tj.kv_cache<latent, [num_blocks, block_size, 1, head_size], !tj.dtype<"dtype">, layout = standard>,
       %block_tables: !tj.view<[num_seqs, max_blocks_per_seq], i32>,
       %seq_lens: !tj.view<[num_seqs], i32>,
       %scale: f32) {
     tj.start_next_kernel
     %head_block = tj.program_id 0 : index
-    %seq = tj.program_id 1 : index
+    %token = tj.program_id 1 : index
+    %q_len = tj.param_value @q_len : index
+    %seq = arith.divsi %token, %q_len : index
+    %new_index = arith.remsi %token, %q_len : index
     %partition = tj.program_id 2 : index
     %q_rows = tj.param_value @q_rows : index
     %partition_size = tj.param_value @partition_size : index
@@ -68,7 +75,7 @@ tj.template @mla_decode {
     %block_size = tj.param_value @block_size : index
     %head_size = tj.param_value @head_size : index
     %v_head_size = tj.param_value @v_head_size : index
-    %num_seqs = tj.shape_symbol "num_seqs" : index
+    %num_tokens = tj.shape_symbol "num_tokens" : index
     %num_q_heads = tj.shape_symbol "num_q_heads" : index
     %max_partitions = tj.shape_symbol "max_partitions" : index
     %c0 = arith.constant 0 : index
@@ -81,7 +88,12 @@ tj.template @mla_decode {
     tj.prefetch %block_tables[%seq, %first_block] count %table_entries
         : !tj.view<[num_seqs, max_blocks_per_seq], i32>
     %len_i32 = tj.load_scalar %seq_lens[%seq] : !tj.view<[num_seqs], i32> -> i32
-    %seq_len = arith.index_cast %len_i32 : i32 to index
+    %seq_len_all = arith.index_cast %len_i32 : i32 to index
+    // The keys this token sees: L - q_len + i + 1 (none for an empty sequence).
+    %len_before = arith.subi %seq_len_all, %q_len : index
+    %len_seen = arith.addi %len_before, %new_index : index
+    %len_here = arith.addi %len_seen, %c1 : index
+    %seq_len = arith.maxsi %len_here, %c0 : index
     %head0 = arith.muli %head_block, %q_rows : index
     %block_end = arith.addi %head0, %q_rows : index
     %head_end = arith.minsi %block_end, %num_q_heads : index
@@ -93,8 +105,8 @@ tj.template @mla_decode {
     scf.if %active {
       %past_partition = arith.addi %start, %partition_size : index
       %end = arith.minsi %past_partition, %seq_len : index
-      %q = tj.load %query[%seq, %head0, %c0] limits [%num_seqs, %head_end, %head_size] [q_rows, head_size]
-          : !tj.view<[num_seqs, num_q_heads, head_size], !tj.dtype<"dtype">> -> tensor<?x?x!tj.dtype<"dtype">>
+      %q = tj.load %query[%token, %head0, %c0] limits [%num_tokens, %head_end, %head_size] [q_rows, head_size]
+          : !tj.view<[num_tokens, num_q_heads, head_size], !tj.dtype<"dtype">> -> tensor<?x?x!tj.dtype<"dtype">>
       %zero = arith.constant 0.0 : f32
       %ninf = arith.constant 0xFF800000 : f32
       %m0 = tj.full %ninf [q_rows] : f32 -> tensor<?xf32>
@@ -181,14 +193,14 @@ tj.template @mla_decode {
       %single = arith.cmpi sle, %used, %c1 : index
       scf.if %single {
         %final = arith.truncf %normalized : tensor<?x?xf32> to tensor<?x?x!tj.dtype<"dtype">>
-        tj.store %final, %output[%seq, %head0, %c0] limits [%num_seqs, %head_end, %v_head_size]
-            : tensor<?x?x!tj.dtype<"dtype">>, !tj.view<[num_seqs, num_q_heads, v_head_size], !tj.dtype<"dtype">>
+        tj.store %final, %output[%token, %head0, %c0] limits [%num_tokens, %head_end, %v_head_size]
+            : tensor<?x?x!tj.dtype<"dtype">>, !tj.view<[num_tokens, num_q_heads, v_head_size], !tj.dtype<"dtype">>
       } else {
-        tj.store %normalized, %partial_out[%seq, %partition, %head0, %c0]
-            limits [%num_seqs, %max_partitions, %head_end, %v_head_size]
-            : tensor<?x?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads, v_head_size], f32>
-        tj.store %lse, %partial_lse[%seq, %partition, %head0] limits [%num_seqs, %max_partitions, %head_end]
-            : tensor<?xf32>, !tj.view<[num_seqs, max_partitions, num_q_heads], f32>
+        tj.store %normalized, %partial_out[%token, %partition, %head0, %c0]
+            limits [%num_tokens, %max_partitions, %head_end, %v_head_size]
+            : tensor<?x?xf32>, !tj.view<[num_tokens, max_partitions, num_q_heads, v_head_size], f32>
+        tj.store %lse, %partial_lse[%token, %partition, %head0] limits [%num_tokens, %max_partitions, %head_end]
+            : tensor<?xf32>, !tj.view<[num_tokens, max_partitions, num_q_heads], f32>
       }
     }
   }

@@ -11,9 +11,11 @@
 
 namespace tilejit::testing {
 
-inline MlaProblem mlaProblem(int64_t heads, std::vector<int64_t> lens, int64_t maxModelLen = 0) {
+inline MlaProblem mlaProblem(int64_t heads, std::vector<int64_t> lens, int64_t maxModelLen = 0,
+                             int64_t qLen = 1) {
   MlaProblem p;
   p.numQHeads = heads;
+  p.qLen = qLen;
   p.seqLens = std::move(lens);
   p.maxModelLen = maxModelLen;
   return p;

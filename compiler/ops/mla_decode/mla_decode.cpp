@@ -1,7 +1,8 @@
 // The op "mla_decode": absorbed MLA decode over a paged latent cache (templates/mla_decode.mlir)
 // and the merge of its partitions (templates/mla_decode_reduce.mlir). The latent cache is
 // passed as [num_blocks, block_size, 1, 576]: the [num_blocks, block_size, 576] cache with a
-// unit head axis (torch: cache.unsqueeze(2)), the same bytes.
+// unit head axis (torch: cache.unsqueeze(2)), the same bytes. With q_len > 1 (MTP, speculative
+// verify) query and output hold num_seqs x q_len tokens, each sequence's consecutive.
 #include <algorithm>
 
 #include "absl/strings/match.h"
@@ -28,6 +29,7 @@ std::vector<OpParameter> schemaParameters() {
   std::vector<OpParameter> parameters = {
       {"dtype", OpParameterKind::kDType, ParameterValue::typeName("bf16"), {}, ""},
       integer("block_size", 64, "tokens per cache block"),
+      integer("q_len", 1, "query tokens per sequence, causal among themselves (1..4)"),
       integer("max_model_len", 0, "the longest context served: sizes the partial workspaces", 0),
   };
   for (const char* name : {"q_rows", "block_n", "partition_size", "num_warps",
@@ -47,13 +49,28 @@ class MlaDecodeOp final : public Op {
     return std::max<int64_t>(1, (maxModelLen + partitionSize_ - 1) / partitionSize_);
   }
   std::vector<int64_t> partialShape(const ProblemSizes& sizes, bool lse) const {
-    std::vector<int64_t> shape = {sizes.at("num_seqs"), maxPartitions(sizes.at("max_model_len")),
+    std::vector<int64_t> shape = {sizes.at("num_tokens"), maxPartitions(sizes.at("max_model_len")),
                                   sizes.at("num_q_heads")};
     if (!lse) shape.push_back(kVHeadSize);
     return shape;
   }
+  absl::Status checkArguments(absl::Span<const KernelArg> args) const override;
   int64_t partitionSize_ = 0;
+  int query_ = -1, seqLens_ = -1;
 };
+
+// The grid runs over query tokens and reads seq_lens at token / q_len: the two must agree.
+absl::Status MlaDecodeOp::checkArguments(absl::Span<const KernelArg> args) const {
+  const TensorArg& query = args[size_t(query_)].tensor;
+  const TensorArg& lens = args[size_t(seqLens_)].tensor;
+  const int64_t qLen = config().integer("q_len", 1);
+  if (query.rank < 1 || lens.rank != 1 || query.shape[0] != lens.shape[0] * qLen)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "mla_decode with q_len=", qLen, " reads 'query' as [num_seqs x q_len, heads, 576] for the ",
+        lens.rank == 1 ? lens.shape[0] : -1, " sequences of 'seq_lens'; got ",
+        query.rank > 0 ? query.shape[0] : -1, " tokens"));
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::unique_ptr<Op>> MlaDecodeOp::create(JitCompiler& jit, Device& device,
                                                         const OpConfig& config) {
@@ -63,10 +80,12 @@ absl::StatusOr<std::unique_ptr<Op>> MlaDecodeOp::create(JitCompiler& jit, Device
   op->name_ = "mla_decode";
   op->config_ = config;
   ParameterMap decode = {{"dtype", *config.find("dtype")},
-                         {"block_size", *config.find("block_size")}};
-  ParameterMap reduce = {{"dtype", *config.find("dtype")}};
+                         {"block_size", *config.find("block_size")},
+                         {"q_len", *config.find("q_len")}};
+  ParameterMap reduce = {{"dtype", *config.find("dtype")}, {"q_len", *config.find("q_len")}};
   for (const auto& [name, value] : config.values()) {
-    if (name == "dtype" || name == "block_size" || name == "max_model_len") continue;
+    if (name == "dtype" || name == "block_size" || name == "max_model_len" || name == "q_len")
+      continue;
     if (absl::StartsWith(name, kReducePrefix))
       reduce[name.substr(kReducePrefix.size())] = value;
     else
@@ -96,9 +115,13 @@ absl::StatusOr<std::unique_ptr<Op>> MlaDecodeOp::create(JitCompiler& jit, Device
     mergeArgs.push_back(op->argumentIndex(name));
   if (std::count(mergeArgs.begin(), mergeArgs.end(), -1))
     return absl::InternalError("mla_decode's signature lacks an argument the merge reads");
+  op->query_ = op->argumentIndex("query");
+  op->seqLens_ = op->argumentIndex("seq_lens");
+  if (op->query_ < 0 || op->seqLens_ < 0)
+    return absl::InternalError("mla_decode's signature lacks 'query' or 'seq_lens'");
   op->launches_.push_back({reduceKernel, std::move(mergeArgs)});
   const MlaDecodeOp* self = op.get();
-  const std::vector<std::string> sizes = {"num_seqs", "num_q_heads", "max_model_len"};
+  const std::vector<std::string> sizes = {"num_tokens", "num_q_heads", "max_model_len"};
   op->workspaces_ = {
       {"partial_out", DType::kF32, sizes,
        [self](const ProblemSizes& s) { return self->partialShape(s, false); }, false},

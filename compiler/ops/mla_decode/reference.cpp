@@ -50,7 +50,13 @@ absl::StatusOr<MlaCheck> checkMlaDecodeOp(Device& device, const Op& op, const Ml
   const std::string dtypeText = config.text("dtype");
   TJ_ASSIGN_OR_RETURN(DType dtype, parseDType(dtypeText));
   const int64_t seqs = int64_t(problem.seqLens.size()), hq = problem.numQHeads;
-  const int64_t bs = config.integer("block_size");
+  const int64_t bs = config.integer("block_size"), qLen = problem.qLen;
+  if (qLen != config.integer("q_len", 1))
+    return absl::InvalidArgumentError("the problem's qLen must be the op's q_len");
+  for (int64_t len : problem.seqLens)
+    if (len != 0 && len < qLen)
+      return absl::InvalidArgumentError("a sequence holds its q_len new tokens: length 0 or >= q_len");
+  const int64_t tokens = seqs * qLen;
   int64_t maxLen = problem.maxModelLen;
   for (int64_t len : problem.seqLens) maxLen = std::max(maxLen, len);
   const int64_t maxBlocksPerSeq = std::max<int64_t>(1, (maxLen + bs - 1) / bs);
@@ -67,7 +73,7 @@ absl::StatusOr<MlaCheck> checkMlaDecodeOp(Device& device, const Op& op, const Ml
   cache.fillNaN();
   HostTensor table(DType::kI32, {seqs, maxBlocksPerSeq});
   HostTensor lens(DType::kI32, {seqs});
-  HostTensor query(dtype, {seqs, hq, kLatent});
+  HostTensor query(dtype, {tokens, hq, kLatent});
   query.fillNormal(rng);
   std::normal_distribution<double> normal;
   std::vector<std::vector<double>> latents(static_cast<size_t>(seqs));
@@ -90,10 +96,10 @@ absl::StatusOr<MlaCheck> checkMlaDecodeOp(Device& device, const Op& op, const Ml
     }
   }
 
-  const ProblemSizes sizes = {{"num_seqs", seqs}, {"num_q_heads", hq}, {"max_model_len", maxLen}};
+  const ProblemSizes sizes = {{"num_tokens", tokens}, {"num_q_heads", hq}, {"max_model_len", maxLen}};
   TJ_ASSIGN_OR_RETURN(WorkspaceShape outShape, op.workspaceShape("partial_out", sizes));
   TJ_ASSIGN_OR_RETURN(WorkspaceShape lseShape, op.workspaceShape("partial_lse", sizes));
-  HostTensor output(dtype, {seqs, hq, kV});
+  HostTensor output(dtype, {tokens, hq, kV});
   HostTensor partialOut(outShape.dtype, outShape.shape), partialLse(lseShape.dtype, lseShape.shape);
   output.fillNaN();
   partialOut.fillNaN();
@@ -124,11 +130,14 @@ absl::StatusOr<MlaCheck> checkMlaDecodeOp(Device& device, const Op& op, const Ml
   TJ_RETURN_IF_ERROR(device.synchronize());
   TJ_RETURN_IF_ERROR(dOut.download(output));
 
-  std::vector<double> reference(static_cast<size_t>(seqs * hq * kV), 0.0);
-  for (int64_t s = 0; s < seqs; ++s)
+  std::vector<double> reference(static_cast<size_t>(tokens * hq * kV), 0.0);
+  for (int64_t token = 0; token < tokens; ++token) {
+    const int64_t s = token / qLen, len = problem.seqLens[size_t(s)];
+    const int64_t seen = std::max<int64_t>(0, len - qLen + token % qLen + 1);
     for (int64_t h = 0; h < hq; ++h)
-      referenceHead(query, s * hq + h, latents[size_t(s)], problem.seqLens[size_t(s)], scale,
-                    &reference[size_t((s * hq + h) * kV)]);
+      referenceHead(query, token * hq + h, latents[size_t(s)], seen, scale,
+                    &reference[size_t((token * hq + h) * kV)]);
+  }
   if (problem.iterations > 0) {
     TJ_ASSIGN_OR_RETURN(std::vector<double> times,
                         device.time([&] { return op.run(args); }, 3, problem.iterations));
@@ -144,15 +153,16 @@ absl::StatusOr<MlaCheck> checkMlaDecodeOp(Device& device, const Op& op, const Ml
                                          : std::fabs(output.get(i) - reference[size_t(i)]);
     if (e > worstError) worstError = e, worst = i;
   }
-  const int64_t worstSeq = worst / (hq * kV);
+  const int64_t worstToken = worst / (hq * kV), worstSeq = worstToken / qLen;
   check.relativeLinf = error.relativeLinf;
   check.nanOutputs = error.nanCount;
   check.tolerance = dtypeText == "bf16" ? 2e-2 : 5e-3;
   check.passed = error.nanCount == 0 && error.relativeLinf <= check.tolerance;
   check.detail = absl::StrFormat(
-      "rel L-inf %.3e (tolerance %.0e), %d NaN/inf outputs of %d; worst at sequence %d "
+      "rel L-inf %.3e (tolerance %.0e), %d NaN/inf outputs of %d; worst at sequence %d token %d "
       "(length %d) head %d column %d: %g vs %g",
       error.relativeLinf, check.tolerance, error.nanCount, error.compared, worstSeq,
+      worstToken % qLen,
       problem.seqLens[size_t(worstSeq)], (worst / kV) % hq, worst % kV, output.get(worst),
       reference[size_t(worst)]);
   return check;
@@ -174,10 +184,13 @@ absl::Status register_mla_decode(OpReferenceRegistry& registry) {
     };
     MlaProblem problem;
     problem.numQHeads = shape("num_q_heads", 16);
+    problem.qLen = config.integer("q_len", 1);
     const int64_t seqs = shape("num_seqs", 6), context = shape("context", 1100);
     problem.seqLens.clear();
     for (int64_t s = 0; s < seqs; ++s)
-      problem.seqLens.push_back(s == 0 ? 1 : s == 1 ? 0 : std::max<int64_t>(1, context - 41 * s));
+      problem.seqLens.push_back(s == 0   ? problem.qLen
+                                : s == 1 ? 0
+                                         : std::max<int64_t>(problem.qLen, context - 41 * s));
     problem.iterations = options.iterations;
     problem.seed = options.seed;
     TJ_ASSIGN_OR_RETURN(MlaCheck mla, checkMlaDecodeOp(device, *op, problem));

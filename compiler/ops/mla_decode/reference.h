@@ -2,7 +2,8 @@
 // sequence scattered into a paged cache [num_blocks, block_size, 1, 576] through a shuffled
 // block table; NaN in every unused block and past each sequence's end (table entries past the
 // end point at NaN blocks); output and workspaces poisoned; compared with a float64 reference
-// from the un-paged latents (K = all 576 columns, V = the first 512).
+// from the un-paged latents (K = all 576 columns, V = the first 512; query token i of a
+// sequence of length L attends to its first L - q_len + i + 1 latents).
 #pragma once
 
 #include <string>
@@ -16,6 +17,7 @@ namespace tilejit {
 
 struct MlaProblem {
   int64_t numQHeads = 16;
+  int64_t qLen = 1;  // query tokens per sequence (the config's q_len)
   std::vector<int64_t> seqLens = {1, 65};
   int64_t maxModelLen = 0;  // 0: the longest sequence (sizes the partial workspaces)
   // Blocks below this id are never used (NaN): the sequences' latents sit past them, so a

@@ -1,9 +1,10 @@
 // MLA decode on the CPU backend against the float64 reference (un-paged latents, NaN in unused
 // blocks and past each end, shuffled tables, poisoned outputs and workspaces): block sizes 1 to
 // 256, 16 to 128 q heads in one or several head blocks, lengths at block and partition edges,
-// empty sequences, grids of one partition (no merge) and of many. Mutants that must fail: the
-// loop stopping one tile early, V stored from shifted columns, the rope columns left out of the
-// logits, another head's q.
+// empty sequences, grids of one partition (no merge) and of many, 2 to 4 query tokens a
+// sequence (causal among themselves). Mutants that must fail: the loop stopping one tile early,
+// V stored from shifted columns, the rope columns left out of the logits, another head's q,
+// every new token seeing the whole sequence.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -55,6 +56,13 @@ std::vector<MlaCase> cases() {
        mlaProblem(16, {0, 1, 100, 256})},
       // The sequences' blocks past unused ones (the addressing of the 2^31-element GPU case).
       {"PaddedBlocks", with({"block_size=16"}), padded(mlaProblem(16, {1, 65, 130}), 7)},
+      // MTP / speculative verify: the new tokens' ends straddle tiles and partitions (65 with
+      // 2 tokens: the first token's keys fill one partition, the second's two).
+      {"QLen2Block16", with({"block_size=16", "q_len=2"}),
+       mlaProblem(16, {0, 2, 17, 64, 65, 66, 130}, 0, 2)},
+      {"QLen3Block1", with({"block_size=1", "q_len=3"}), mlaProblem(16, {3, 40, 66}, 0, 3)},
+      {"QLen4Block64Heads32", with({"block_size=64", "q_len=4"}),
+       mlaProblem(32, {4, 67, 129, 200}, 0, 4)},
       // The target's tuning (the CPU's rows) at a context of many partitions.
       {"Tuned", {"block_size=64"}, mlaProblem(16, {1, 1000, 2100})},
   };
@@ -81,8 +89,12 @@ INSTANTIATE_TEST_SUITE_P(Domain, MlaDecodeOnCpu, ::testing::ValuesIn(cases()),
 using Edit = std::pair<std::string, std::string>;
 
 // The shipped mla_decode with each edit's text replaced (it must be there exactly once) fails
-// a check that the shipped template passes.
-void expectMutantCaught(const std::vector<Edit>& edits) {
+// a check that the shipped template passes: by default sequences of one partition (output
+// written by the split-K kernel) and of several.
+void expectMutantCaught(const std::vector<Edit>& edits,
+                        std::vector<std::string> config = {"block_size=16", "partition_size=64",
+                                                           "block_n=32", "q_rows=16"},
+                        const MlaProblem& p = mlaProblem(32, {1, 40, 64, 150})) {
   auto text = shippedTemplate("mla_decode");
   ASSERT_TRUE(text.ok());
   std::string mutant = *text, to;
@@ -97,10 +109,6 @@ void expectMutantCaught(const std::vector<Edit>& edits) {
   std::filesystem::create_directories(dir);
   std::string path = dir + "/mla_decode_" + std::to_string(std::hash<std::string>()(to)) + ".mlir";
   { std::ofstream(path) << mutant; }
-  // Sequences of one partition (output written by the split-K kernel) and of several.
-  const std::vector<std::string> config = {"block_size=16", "partition_size=64", "block_n=32",
-                                           "q_rows=16"};
-  const MlaProblem p = mlaProblem(32, {1, 40, 64, 150});
   auto good = runCase(config, p);
   ASSERT_TRUE(good.ok()) << good.status();
   EXPECT_TRUE(good->passed) << good->detail;
@@ -122,21 +130,28 @@ TEST(MlaDecodeCheck, CatchesVFromShiftedColumns) {
   expectMutantCaught(
       {{"%c1 = arith.constant 1 : index\n",
         "%c1 = arith.constant 1 : index\n    %c64 = arith.constant 64 : index\n"},
-       {"tj.store %final, %output[%seq, %head0, %c0]",
-        "tj.store %final, %output[%seq, %head0, %c64]"},
-       {"%partial_out[%seq, %partition, %head0, %c0]",
-        "%partial_out[%seq, %partition, %head0, %c64]"}});
+       {"tj.store %final, %output[%token, %head0, %c0]",
+        "tj.store %final, %output[%token, %head0, %c64]"},
+       {"%partial_out[%token, %partition, %head0, %c0]",
+        "%partial_out[%token, %partition, %head0, %c64]"}});
 }
 
 TEST(MlaDecodeCheck, CatchesLogitsWithoutTheRopeColumns) {
-  expectMutantCaught({{"limits [%num_seqs, %head_end, %head_size] [q_rows, head_size]",
-                       "limits [%num_seqs, %head_end, %v_head_size] [q_rows, head_size]"}});
+  expectMutantCaught({{"limits [%num_tokens, %head_end, %head_size] [q_rows, head_size]",
+                       "limits [%num_tokens, %head_end, %v_head_size] [q_rows, head_size]"}});
 }
 
 TEST(MlaDecodeCheck, CatchesAnotherHeadsQuery) {
-  expectMutantCaught({{"%q = tj.load %query[%seq, %head0, %c0]",
+  expectMutantCaught({{"%q = tj.load %query[%token, %head0, %c0]",
                        "%head_next = arith.addi %head0, %c1 : index\n"
-                       "      %q = tj.load %query[%seq, %head_next, %c0]"}});
+                       "      %q = tj.load %query[%token, %head_next, %c0]"}});
+}
+
+TEST(MlaDecodeCheck, CatchesNewTokensThatSeeTheWholeSequence) {
+  expectMutantCaught({{"%seq_len = arith.maxsi %len_here, %c0 : index",
+                       "%seq_len = arith.maxsi %seq_len_all, %c0 : index"}},
+                     {"block_size=16", "partition_size=64", "block_n=32", "q_rows=16", "q_len=3"},
+                     mlaProblem(16, {3, 40, 65, 130}, 0, 3));
 }
 
 TEST(MlaDecodeCheck, RejectsABlockSizeOutsideTheDomain) {

@@ -1,6 +1,7 @@
 // MLA decode on the CUDA device against the float64 reference (NaN-poisoned unused blocks and
 // tails, shuffled tables, poisoned outputs): block 16 and 64, 16 to 128 q heads, lengths at
-// block, tile and partition edges, contexts to 32K, the target's tuning and 32 q rows; and a
+// block, tile and partition edges, contexts to 32K, the target's tuning and 32 q rows, 2 and 4
+// query tokens a sequence; and a
 // cache past 2^31 elements (every latent read sits past element 2^31: 64-bit addressing).
 #include <gtest/gtest.h>
 
@@ -31,6 +32,11 @@ std::vector<MlaCudaCase> cases() {
                  mlaProblem(128, {1, 1024, 3000})});
   all.push_back({"Block1Heads16", {"block_size=1"}, mlaProblem(16, {1, 100, 1500})});
   all.push_back({"Block256Heads16", {"block_size=256"}, mlaProblem(16, {1, 255, 256, 2000})});
+  // MTP / speculative verify: 2 and 4 new tokens a sequence, causal among themselves.
+  all.push_back({"QLen2Block64Heads128", {"block_size=64", "q_len=2"},
+                 mlaProblem(128, {2, 1025, 4096}, 0, 2)});
+  all.push_back({"QLen4Block16Heads16", {"block_size=16", "q_len=4"},
+                 mlaProblem(16, {4, 1027, 32768}, 0, 4)});
   all.push_back({"OnePartition", {"block_size=64", "partition_size=4096"},
                  mlaProblem(16, {0, 1, 4096})});
   return all;
