@@ -55,7 +55,8 @@ absl::StatusOr<MlaCheck> checkMlaDecodeOp(Device& device, const Op& op, const Ml
     return absl::InvalidArgumentError("the problem's qLen must be the op's q_len");
   for (int64_t len : problem.seqLens)
     if (len != 0 && len < qLen)
-      return absl::InvalidArgumentError("a sequence holds its q_len new tokens: length 0 or >= q_len");
+      return absl::InvalidArgumentError(
+          "a sequence holds its q_len new tokens: length 0 or >= q_len");
   const int64_t tokens = seqs * qLen;
   int64_t maxLen = problem.maxModelLen;
   for (int64_t len : problem.seqLens) maxLen = std::max(maxLen, len);
@@ -96,7 +97,8 @@ absl::StatusOr<MlaCheck> checkMlaDecodeOp(Device& device, const Op& op, const Ml
     }
   }
 
-  const ProblemSizes sizes = {{"num_tokens", tokens}, {"num_q_heads", hq}, {"max_model_len", maxLen}};
+  const ProblemSizes sizes = {
+      {"num_tokens", tokens}, {"num_q_heads", hq}, {"max_model_len", maxLen}};
   TJ_ASSIGN_OR_RETURN(WorkspaceShape outShape, op.workspaceShape("partial_out", sizes));
   TJ_ASSIGN_OR_RETURN(WorkspaceShape lseShape, op.workspaceShape("partial_lse", sizes));
   HostTensor output(dtype, {tokens, hq, kV});
@@ -138,69 +140,80 @@ absl::StatusOr<MlaCheck> checkMlaDecodeOp(Device& device, const Op& op, const Ml
       referenceHead(query, token * hq + h, latents[size_t(s)], seen, scale,
                     &reference[size_t((token * hq + h) * kV)]);
   }
-  if (problem.iterations > 0) {
-    TJ_ASSIGN_OR_RETURN(std::vector<double> times,
-                        device.time([&] { return op.run(args); }, 3, problem.iterations));
-    std::sort(times.begin(), times.end());
-    check.medianMs = times[times.size() / 2];
-  }
-  for (int64_t len : problem.seqLens) check.latentBytes += double(len * kLatent * dtypeSize(dtype));
   ErrorReport error = compare(output, reference);
-  int64_t worst = 0;
-  double worstError = -1;
-  for (int64_t i = 0; i < output.numel(); ++i) {
-    double e = std::isnan(output.get(i)) ? std::numeric_limits<double>::infinity()
-                                         : std::fabs(output.get(i) - reference[size_t(i)]);
-    if (e > worstError) worstError = e, worst = i;
-  }
-  const int64_t worstToken = worst / (hq * kV), worstSeq = worstToken / qLen;
+  // The (token, head) row that is furthest off, and its worst column, for the message.
+  struct Worst {
+    double error = -1;
+    int64_t token = 0, head = 0, column = 0;
+  } worst;
+  for (int64_t row = 0; row < tokens * hq; ++row)
+    for (int64_t d = 0; d < kV; ++d) {
+      const double got = output.get(row * kV + d), want = reference[size_t(row * kV + d)];
+      const double off =
+          std::isnan(got) ? std::numeric_limits<double>::infinity() : std::fabs(got - want);
+      if (off > worst.error) worst = {off, row / hq, row % hq, d};
+    }
   check.relativeLinf = error.relativeLinf;
   check.nanOutputs = error.nanCount;
   check.tolerance = dtypeText == "bf16" ? 2e-2 : 5e-3;
   check.passed = error.nanCount == 0 && error.relativeLinf <= check.tolerance;
+  const int64_t at = (worst.token * hq + worst.head) * kV + worst.column;
   check.detail = absl::StrFormat(
       "rel L-inf %.3e (tolerance %.0e), %d NaN/inf outputs of %d; worst at sequence %d token %d "
       "(length %d) head %d column %d: %g vs %g",
-      error.relativeLinf, check.tolerance, error.nanCount, error.compared, worstSeq,
-      worstToken % qLen,
-      problem.seqLens[size_t(worstSeq)], (worst / kV) % hq, worst % kV, output.get(worst),
-      reference[size_t(worst)]);
+      error.relativeLinf, check.tolerance, error.nanCount, error.compared, worst.token / qLen,
+      worst.token % qLen, problem.seqLens[size_t(worst.token / qLen)], worst.head, worst.column,
+      output.get(at), reference[size_t(at)]);
+  for (int64_t len : problem.seqLens) check.latentBytes += double(len * kLatent * dtypeSize(dtype));
+  if (problem.iterations > 0) {
+    TJ_ASSIGN_OR_RETURN(std::vector<double> times,
+                        device.time([&] { return op.run(args); }, 3, problem.iterations));
+    std::nth_element(times.begin(), times.begin() + long(times.size() / 2), times.end());
+    check.medianMs = times[times.size() / 2];
+  }
   return check;
 }
 
 namespace reference {
 
+namespace {
+
 // `tilejit run`'s problem: 16 q heads (--shape num_q_heads=N), num_seqs (6) sequences around
-// block and partition edges below --shape context=N (1100), one of 1 token and one empty.
+// block and partition edges below --shape context=N (1100), one of q_len tokens and one empty.
+MlaProblem runProblem(const OpConfig& config, const OpCheckOptions& options) {
+  auto sized = [&](const char* name, int64_t fallback) {
+    auto it = options.shape.find(name);
+    return it == options.shape.end() ? fallback : it->second;
+  };
+  MlaProblem problem;
+  problem.numQHeads = sized("num_q_heads", 16);
+  problem.qLen = config.integer("q_len", 1);
+  problem.seqLens = {problem.qLen, 0};
+  const int64_t context = sized("context", 1100);
+  for (int64_t s = 2; s < sized("num_seqs", 6); ++s)
+    problem.seqLens.push_back(std::max<int64_t>(problem.qLen, context - 41 * s));
+  problem.iterations = options.iterations;
+  problem.seed = options.seed;
+  return problem;
+}
+
+}  // namespace
+
+// "load ms": the whole check (op creation, data, reference).
 absl::Status register_mla_decode(OpReferenceRegistry& registry) {
   OpCheck check = [](JitCompiler& jit, Device& device, const OpDefinition& definition,
                      const OpConfig& config, const OpCheckOptions& options)
       -> absl::StatusOr<OpCheckReport> {
-    auto start = std::chrono::steady_clock::now();
+    const auto began = std::chrono::steady_clock::now();
     TJ_ASSIGN_OR_RETURN(std::unique_ptr<Op> op, definition.create(jit, device, config));
-    auto shape = [&](const char* name, int64_t fallback) {
-      auto it = options.shape.find(name);
-      return it == options.shape.end() ? fallback : it->second;
-    };
-    MlaProblem problem;
-    problem.numQHeads = shape("num_q_heads", 16);
-    problem.qLen = config.integer("q_len", 1);
-    const int64_t seqs = shape("num_seqs", 6), context = shape("context", 1100);
-    problem.seqLens.clear();
-    for (int64_t s = 0; s < seqs; ++s)
-      problem.seqLens.push_back(s == 0   ? problem.qLen
-                                : s == 1 ? 0
-                                         : std::max<int64_t>(problem.qLen, context - 41 * s));
-    problem.iterations = options.iterations;
-    problem.seed = options.seed;
-    TJ_ASSIGN_OR_RETURN(MlaCheck mla, checkMlaDecodeOp(device, *op, problem));
+    TJ_ASSIGN_OR_RETURN(MlaCheck mla, checkMlaDecodeOp(device, *op, runProblem(config, options)));
     OpCheckReport report;
-    report.loadSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    report.compiled = mla.compiled;
     report.check = {mla.passed, mla.relativeLinf, mla.tolerance, mla.detail};
+    report.compiled = mla.compiled;
     report.medianMs = mla.medianMs;
     report.bytes = mla.latentBytes;
+    report.loadSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     return report;
   };
   return registry.add({"mla_decode", {}, std::move(check)});
