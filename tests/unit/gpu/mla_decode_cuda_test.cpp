@@ -2,11 +2,20 @@
 // tails, shuffled tables, poisoned outputs): block 16 and 64, 16 to 128 q heads, lengths at
 // block, tile and partition edges, contexts to 32K, the target's tuning and 32 q rows, 2 and 4
 // query tokens a sequence; and a
-// cache past 2^31 elements (every latent read sits past element 2^31: 64-bit addressing).
+// cache past 2^31 elements (every latent read sits past element 2^31: 64-bit addressing); and
+// graph capture: the op captured once at length 1, replayed with other lengths and tables,
+// equal to eager.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
 
 #include "../device_suite.h"
 #include "../mla_cases.h"
+#include "runtime/backends/cuda/cuda_driver.h"
+#include "tools/harness/host_tensor.h"
 
 namespace tilejit {
 namespace {
@@ -68,6 +77,80 @@ TEST_P(MlaDecodePast2To31, MatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cache, MlaDecodePast2To31, ::testing::Values(0));
+
+// The grid comes from shapes only (tokens, heads, workspace partitions): one capture replays
+// correctly for any lengths and tables, bit for bit equal to eager launches.
+using MlaDecodeGraph = testing::DeviceSuiteTest<int, testing::SuiteDevice::kCuda>;
+
+TEST_P(MlaDecodeGraph, ReplayWithChangedLengthsEqualsEager) {
+  const int64_t seqs = 3, heads = 32, bs = 64, maxLen = 4096, blocksPerSeq = maxLen / bs;
+  const int64_t numBlocks = seqs * blocksPerSeq;
+  const OpDefinition* definition = OpRegistry::shipped().find("mla_decode");
+  ASSERT_NE(definition, nullptr);
+  auto config = definition->schema.parse({"block_size=64"});
+  ASSERT_TRUE(config.ok()) << config.status();
+  auto op = definition->create(*suite_->jit, *suite_->device, *config);
+  ASSERT_TRUE(op.ok()) << op.status();
+  const ProblemSizes sizes = {
+      {"num_tokens", seqs}, {"num_q_heads", heads}, {"max_model_len", maxLen}};
+  auto outShape = (*op)->workspaceShape("partial_out", sizes);
+  auto lseShape = (*op)->workspaceShape("partial_lse", sizes);
+  ASSERT_TRUE(outShape.ok() && lseShape.ok());
+  std::mt19937_64 rng(11);
+  HostTensor query(DType::kBF16, {seqs, heads, 576}), cache(DType::kBF16, {numBlocks, bs, 1, 576}),
+      table(DType::kI32, {seqs, blocksPerSeq}), lens(DType::kI32, {seqs}),
+      out(DType::kBF16, {seqs, heads, 512}), pout(DType::kF32, outShape->shape),
+      plse(DType::kF32, lseShape->shape);
+  query.fillNormal(rng);
+  cache.fillNormal(rng);
+  out.fillNaN();
+  auto upload = [&](const HostTensor& t) {
+    return DeviceTensor::upload(*suite_->device, t).value();
+  };
+  DeviceTensor dq = upload(query), dc = upload(cache), dt = upload(table), dl = upload(lens),
+               dout = upload(out), dpo = upload(pout), dpl = upload(plse);
+  const std::map<std::string, KernelArg> byName = {
+      {"output", dout.arg()},     {"partial_out", dpo.arg()}, {"partial_lse", dpl.arg()},
+      {"query", dq.arg()},        {"latent_cache", dc.arg()}, {"block_tables", dt.arg()},
+      {"seq_lens", dl.arg()},     {"scale", ScalarArg::f32(0.0722f)}};
+  std::vector<KernelArg> args;
+  for (const OpArgument& argument : (*op)->arguments()) args.push_back(byName.at(argument.name));
+  auto randomize = [&](std::vector<int64_t> lengths) {
+    std::vector<int64_t> order(static_cast<size_t>(numBlocks));
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    for (int64_t i = 0; i < table.numel(); ++i) table.set(i, double(order[size_t(i)]));
+    for (int64_t s = 0; s < seqs; ++s) lens.set(s, double(lengths[size_t(s)]));
+    ASSERT_TRUE(dt.overwrite(table).ok());
+    ASSERT_TRUE(dl.overwrite(lens).ok());
+  };
+  auto stream = cuda::CudaStream::create();
+  ASSERT_TRUE(stream.ok()) << stream.status();
+  randomize({1, 1, 1});
+  ASSERT_TRUE(stream->beginCapture().ok());
+  ASSERT_TRUE((*op)->run(args, stream->handle()).ok());
+  auto graph = stream->endCapture();
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  for (std::vector<int64_t> lengths : {std::vector<int64_t>{4096, 17, 1}, {1000, 4095, 1025},
+                                       std::vector<int64_t>{2048, 0, 3000}}) {
+    randomize(lengths);
+    ASSERT_TRUE(dout.overwrite(out).ok());
+    ASSERT_TRUE(graph->launch(stream->handle()).ok());
+    ASSERT_TRUE(stream->synchronize().ok());
+    HostTensor replayed, eager;
+    ASSERT_TRUE(dout.download(replayed).ok());
+    ASSERT_TRUE(dout.overwrite(out).ok());
+    ASSERT_TRUE((*op)->run(args, stream->handle()).ok());
+    ASSERT_TRUE(stream->synchronize().ok());
+    ASSERT_TRUE(dout.download(eager).ok());
+    EXPECT_EQ(replayed.bytes, eager.bytes) << "lengths " << lengths[0] << "," << lengths[1];
+    int64_t nans = 0;
+    for (int64_t i = 0; i < replayed.numel(); ++i) nans += std::isnan(replayed.get(i));
+    EXPECT_EQ(nans, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Capture, MlaDecodeGraph, ::testing::Values(0));
 
 }  // namespace
 }  // namespace tilejit
