@@ -25,7 +25,8 @@ TEST(OpRegistry, RegistersEveryOpFolder) {
   ASSERT_TRUE(ops.status().ok()) << ops.status();
   EXPECT_THAT(ops.names(), ::testing::ElementsAre("candidate_mask", "gather_indexer_k_quant_cache",
                                                   "indexer_k_quant_and_cache", "merge_attn_states",
-                                                  "paged_decode", "reshape_and_cache"));
+                                                  "mla_decode", "paged_decode",
+                                                  "reshape_and_cache"));
   EXPECT_EQ(ops.findByKernel("paged_decode_reduce"), ops.find("paged_decode"));
   ASSERT_TRUE(OpReferenceRegistry::shipped().status().ok());
 }
