@@ -160,6 +160,20 @@ int Op::argumentIndex(std::string_view name) const {
   return -1;
 }
 
+absl::StatusOr<std::vector<KernelArg>> Op::argumentsInOrder(
+    const std::map<std::string, KernelArg>& byName) const {
+  std::vector<KernelArg> args;
+  args.reserve(arguments_.size());
+  for (const OpArgument& argument : arguments_) {
+    auto it = byName.find(argument.name);
+    if (it == byName.end())
+      return absl::InvalidArgumentError(absl::StrCat("op '", name(), "' takes an argument '",
+                                                     argument.name, "' the caller did not give"));
+    args.push_back(it->second);
+  }
+  return args;
+}
+
 absl::StatusOr<WorkspaceShape> Op::workspaceShape(std::string_view workspace,
                                                   const ProblemSizes& sizes) const {
   for (const OpWorkspace& declared : workspaces_) {

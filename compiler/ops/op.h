@@ -124,6 +124,10 @@ class Op {
   const std::vector<OpLaunch>& launches() const { return launches_; }
   // The op's argument index of `name`, or -1.
   int argumentIndex(std::string_view name) const;
+  // The op's arguments in run() order from a map by name; an argument the map lacks is an
+  // error naming it (callers that build problems by name: the reference checks, tests).
+  absl::StatusOr<std::vector<KernelArg>> argumentsInOrder(
+      const std::map<std::string, KernelArg>& byName) const;
 
   // A workspace's dtype and shape for these problem sizes; a size it reads that is missing is
   // an error naming it.

@@ -28,7 +28,7 @@ HandleRegistry& HandleRegistry::instance() {
 }
 
 void HandleRegistry::add(const void* handle, HandleKind kind, std::vector<const void*> dependsOn) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::shared_mutex> lock(mutex_);
   live_[handle] = Record{kind, std::move(dependsOn)};
 }
 
@@ -51,13 +51,13 @@ absl::Status HandleRegistry::checkLocked(const void* handle, HandleKind kind, co
 
 absl::Status HandleRegistry::check(const void* handle, HandleKind kind, const char* function,
                                    const char* what) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   return checkLocked(handle, kind, function, what);
 }
 
 absl::Status HandleRegistry::checkKernelFor(const void* kernel, const void* device,
                                             const char* function) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::shared_lock<std::shared_mutex> lock(mutex_);
   if (absl::Status status = checkLocked(device, HandleKind::kDevice, function, "device"); !status.ok())
     return status;
   if (absl::Status status = checkLocked(kernel, HandleKind::kKernel, function, "kernel"); !status.ok())
@@ -71,7 +71,7 @@ absl::Status HandleRegistry::checkKernelFor(const void* kernel, const void* devi
 }
 
 absl::Status HandleRegistry::release(const void* handle, HandleKind kind, const char* function) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::unique_lock<std::shared_mutex> lock(mutex_);
   if (absl::Status status = checkLocked(handle, kind, function, "handle"); !status.ok()) return status;
   std::vector<const void*> dyingKernels;
   int users = 0;

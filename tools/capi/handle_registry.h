@@ -4,6 +4,7 @@
 #pragma once
 
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,7 +38,9 @@ class HandleRegistry {
   absl::Status checkLocked(const void* handle, HandleKind kind, const char* function,
                            const char* what) const;
 
-  mutable std::mutex mutex_;
+  // Shared for the checks every launch makes, exclusive for add and release: launches from
+  // many threads do not queue behind one another.
+  mutable std::shared_mutex mutex_;
   std::unordered_map<const void*, Record> live_;
 };
 

@@ -118,6 +118,19 @@ int64_t pagedCacheIndex(const std::vector<int64_t>& shape, bool isKey, int64_t b
   return (((block * shape[1] + head) * shape[2] + slot / x) * shape[3] + d) * x + slot % x;
 }
 
+void fillPagedBlockTable(HostTensor& table, const std::vector<int64_t>& seqLens, int64_t blockSize,
+                         const std::vector<int64_t>& blockOrder) {
+  const int64_t maxBlocksPerSeq = table.shape[1], unused = int64_t(blockOrder.size());
+  int64_t next = 0;
+  for (size_t s = 0; s < seqLens.size(); ++s) {
+    const int64_t row = int64_t(s) * maxBlocksPerSeq;
+    for (int64_t b = 0; b < maxBlocksPerSeq; ++b)
+      table.set(row + b, double(blockOrder[size_t(unused - 1 - (b % 3))]));
+    for (int64_t b = 0; b < (seqLens[s] + blockSize - 1) / blockSize; ++b)
+      table.set(row + b, double(blockOrder[size_t(next++)]));
+  }
+}
+
 ErrorReport compare(const HostTensor& out, const std::vector<double>& ref,
                     const std::vector<bool>& selected) {
   ErrorReport report;

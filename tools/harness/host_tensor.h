@@ -56,6 +56,13 @@ class DeviceTensor {
 int64_t pagedCacheIndex(const std::vector<int64_t>& shape, bool isKey, int64_t block,
                         int64_t slot, int64_t head, int64_t d);
 
+// Fills a block table [seqs, max_blocks_per_seq] from `blockOrder` (a shuffled list of block
+// ids whose last three are left unused, holding only NaN): each sequence takes the next
+// cdiv(length, blockSize) ids in turn, and its entries past that point at the unused ones, so
+// a kernel that reads past a sequence's end reads NaN.
+void fillPagedBlockTable(HostTensor& table, const std::vector<int64_t>& seqLens, int64_t blockSize,
+                         const std::vector<int64_t>& blockOrder);
+
 // Relative L-inf error of `out` against `ref` over the elements `selected` marks (all when
 // empty); NaN anywhere selected makes it +inf.
 struct ErrorReport {

@@ -78,14 +78,10 @@ absl::StatusOr<MlaCheck> checkMlaDecodeOp(Device& device, const Op& op, const Ml
   query.fillNormal(rng);
   std::normal_distribution<double> normal;
   std::vector<std::vector<double>> latents(static_cast<size_t>(seqs));
-  int64_t nextBlock = 0;
+  fillPagedBlockTable(table, problem.seqLens, bs, blockOrder);
   for (int64_t s = 0; s < seqs; ++s) {
     const int64_t len = problem.seqLens[size_t(s)];
     lens.set(s, double(len));
-    for (int64_t b = 0; b < maxBlocksPerSeq; ++b)  // entries past the end point at NaN blocks
-      table.set(s * maxBlocksPerSeq + b, double(blockOrder[size_t(ownBlocks - 1 - (b % 3))]));
-    for (int64_t b = 0; b < (len + bs - 1) / bs; ++b)
-      table.set(s * maxBlocksPerSeq + b, double(blockOrder[size_t(nextBlock++)]));
     latents[size_t(s)].resize(size_t(len * kLatent));
     for (int64_t t = 0; t < len; ++t) {
       const int64_t block = int64_t(table.get(s * maxBlocksPerSeq + t / bs));
@@ -120,14 +116,7 @@ absl::StatusOr<MlaCheck> checkMlaDecodeOp(Device& device, const Op& op, const Ml
       {"latent_cache", dCache.arg()},  {"block_tables", dTable.arg()},
       {"seq_lens", dLens.arg()},       {"partial_out", dPartialOut.arg()},
       {"partial_lse", dPartialLse.arg()}, {"scale", ScalarArg::f32(float(scale))}};
-  std::vector<KernelArg> args;
-  for (const OpArgument& argument : op.arguments()) {
-    auto it = byName.find(argument.name);
-    if (it == byName.end())
-      return absl::InvalidArgumentError(absl::StrCat("op '", op.name(), "' takes an argument '",
-                                                     argument.name, "' MLA decode has not"));
-    args.push_back(it->second);
-  }
+  TJ_ASSIGN_OR_RETURN(std::vector<KernelArg> args, op.argumentsInOrder(byName));
   TJ_RETURN_IF_ERROR(op.run(args));
   TJ_RETURN_IF_ERROR(device.synchronize());
   TJ_RETURN_IF_ERROR(dOut.download(output));

@@ -94,14 +94,10 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
   // Logical K/V per sequence (rounded to the cache dtype), scattered into the cache.
   std::normal_distribution<double> normal;
   std::vector<std::vector<double>> keys(static_cast<size_t>(seqs)), values(static_cast<size_t>(seqs));
-  int64_t nextBlock = 0;
+  fillPagedBlockTable(table, problem.seqLens, bs, blockOrder);
   for (int64_t s = 0; s < seqs; ++s) {
     const int64_t len = problem.seqLens[size_t(s)];
     lens.set(s, double(len));
-    for (int64_t b = 0; b < maxBlocksPerSeq; ++b)  // entries past the end point at NaN blocks
-      table.set(s * maxBlocksPerSeq + b, double(blockOrder[size_t(numBlocks - 1 - (b % 3))]));
-    for (int64_t b = 0; b < (len + bs - 1) / bs; ++b)
-      table.set(s * maxBlocksPerSeq + b, double(blockOrder[size_t(nextBlock++)]));
     keys[size_t(s)].resize(size_t(len * hkv * dim));
     values[size_t(s)].resize(size_t(len * hkv * dim));
     for (int64_t t = 0; t < len; ++t) {
@@ -155,14 +151,7 @@ absl::StatusOr<DecodeCheck> checkPagedDecodeOp(Device& device, const Op& op,
       {"scale", ScalarArg::f32(float(scale))},
       {"soft_cap_value", ScalarArg::f32(problem.softCapValue)},
       {"sliding_window", ScalarArg{DType::kI32, 0, problem.slidingWindow}}};
-  std::vector<KernelArg> args;
-  for (const OpArgument& argument : op.arguments()) {
-    auto it = byName.find(argument.name);
-    if (it == byName.end())
-      return absl::InvalidArgumentError(absl::StrCat("op '", op.name(), "' takes an argument '",
-                                                     argument.name, "' paged decode has not"));
-    args.push_back(it->second);
-  }
+  TJ_ASSIGN_OR_RETURN(std::vector<KernelArg> args, op.argumentsInOrder(byName));
   TJ_RETURN_IF_ERROR(op.run(args));
   TJ_RETURN_IF_ERROR(device.synchronize());
   TJ_RETURN_IF_ERROR(dOut.download(output));

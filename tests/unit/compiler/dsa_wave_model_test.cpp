@@ -10,6 +10,7 @@
 
 #include "../dsa_cases.h"
 #include "runtime/backends/hip/wave_model_device.h"
+#include "tests/unit/compiler/hip_wave_model_util.h"
 
 namespace tilejit {
 namespace {
@@ -19,9 +20,6 @@ using ::testing::IsEmpty;
 class DsaOnWaveModel : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    // The hip backend compiles for the wave model while this test runs.
-    if (const char* route = std::getenv("TILEJIT_AMD_TOOLCHAIN")) saved_ = route;
-    setenv("TILEJIT_AMD_TOOLCHAIN", "wave-model", 1);
     auto device = createWaveModelDevice(GetParam());
     ASSERT_TRUE(device.ok()) << device.status();
     suite_.device = std::move(*device);
@@ -29,17 +27,13 @@ class DsaOnWaveModel : public ::testing::TestWithParam<std::string> {
     ASSERT_TRUE(jit.ok()) << jit.status();
     suite_.jit = std::move(*jit);
   }
-  void TearDown() override {
-    if (saved_) setenv("TILEJIT_AMD_TOOLCHAIN", saved_->c_str(), 1);
-    else unsetenv("TILEJIT_AMD_TOOLCHAIN");
-  }
   std::unique_ptr<Op> op(std::string_view name, std::vector<std::string> assignments) {
     auto created = testing::createDsaOp(suite_, name, std::move(assignments));
     EXPECT_TRUE(created.ok()) << created.status();
     return created.ok() ? std::move(*created) : nullptr;
   }
   testing::SuiteResources suite_{testing::SuiteDevice::kCpu};  // device and JIT replaced
-  std::optional<std::string> saved_;
+  testing::AmdRoute route_;  // the hip backend compiles for the wave model while a test runs
 };
 
 TEST_P(DsaOnWaveModel, CandidateMaskMatchesSharedKernelWithinEnds) {

@@ -10,6 +10,7 @@
 
 #include "../mla_cases.h"
 #include "runtime/backends/hip/wave_model_device.h"
+#include "tests/unit/compiler/hip_wave_model_util.h"
 
 namespace tilejit {
 namespace {
@@ -17,9 +18,6 @@ namespace {
 class MlaOnWaveModel : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    // The hip backend compiles for the wave model while this test runs.
-    if (const char* route = std::getenv("TILEJIT_AMD_TOOLCHAIN")) saved_ = route;
-    setenv("TILEJIT_AMD_TOOLCHAIN", "wave-model", 1);
     auto device = createWaveModelDevice(GetParam());
     ASSERT_TRUE(device.ok()) << device.status();
     device_ = std::move(*device);
@@ -27,13 +25,9 @@ class MlaOnWaveModel : public ::testing::TestWithParam<std::string> {
     ASSERT_TRUE(jit.ok()) << jit.status();
     jit_ = std::move(*jit);
   }
-  void TearDown() override {
-    if (saved_) setenv("TILEJIT_AMD_TOOLCHAIN", saved_->c_str(), 1);
-    else unsetenv("TILEJIT_AMD_TOOLCHAIN");
-  }
   std::unique_ptr<Device> device_;
   std::unique_ptr<JitCompiler> jit_;
-  std::optional<std::string> saved_;
+  testing::AmdRoute route_;  // the hip backend compiles for the wave model while a test runs
 };
 
 TEST_P(MlaOnWaveModel, MatchesReference) {

@@ -113,8 +113,9 @@ TEST_P(MlaDecodeGraph, ReplayWithChangedLengthsEqualsEager) {
       {"output", dout.arg()},     {"partial_out", dpo.arg()}, {"partial_lse", dpl.arg()},
       {"query", dq.arg()},        {"latent_cache", dc.arg()}, {"block_tables", dt.arg()},
       {"seq_lens", dl.arg()},     {"scale", ScalarArg::f32(0.0722f)}};
-  std::vector<KernelArg> args;
-  for (const OpArgument& argument : (*op)->arguments()) args.push_back(byName.at(argument.name));
+  absl::StatusOr<std::vector<KernelArg>> ordered = (*op)->argumentsInOrder(byName);
+  ASSERT_TRUE(ordered.ok()) << ordered.status();
+  std::vector<KernelArg> args = *std::move(ordered);
   auto randomize = [&](std::vector<int64_t> lengths) {
     std::vector<int64_t> order(static_cast<size_t>(numBlocks));
     std::iota(order.begin(), order.end(), 0);
