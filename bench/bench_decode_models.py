@@ -34,6 +34,9 @@ import tilejit  # noqa: E402
 OUT = os.environ.get("OUT", "/tmp/out")
 os.makedirs(OUT, exist_ok=True)
 PARTS = os.environ.get("PARTS", "fp8,mqa,sinks,cudnn").split(",")
+# Tiling parameters for the fp8 cells' op (FP8_PARAMS=block_n=64,min_blocks_per_sm=5): a sweep
+# of the fp8 rows of the tuning table without a rebuild; recorded in each fp8 cell.
+FP8_PARAMS = {k: int(v) for k, v in (kv.split("=", 1) for kv in os.environ.get("FP8_PARAMS", "").split(",") if kv)}
 BS, LIMIT = 16, 40e9
 jit = tilejit.Jit()
 
@@ -101,7 +104,8 @@ def timed(rec, name, fn, out, refs, kv_bytes, timed_fn=None):
 
 
 def fp8_cell(b, ctx, hq=32, hkv=8, D=128):
-    rec = dict(part="fp8", hq=hq, hkv=hkv, batch=b, ctx=ctx, head=D, kv_bytes_fp8=b * ctx * hkv * D * 2)
+    rec = dict(part="fp8", hq=hq, hkv=hkv, batch=b, ctx=ctx, head=D, kv_bytes_fp8=b * ctx * hkv * D * 2,
+               fp8_params=FP8_PARAMS)
     if 2 * rec["kv_bytes_fp8"] * 3 > LIMIT:  # bf16 caches, fp8 copies, dequantized reference inputs
         return dict(rec, skipped="caches too large")
     data, out, scale, refs16 = cell_inputs(b, ctx, hq, hkv, D)
@@ -120,7 +124,7 @@ def fp8_cell(b, ctx, hq=32, hkv=8, D=128):
         del kd, vd
         op = OpCall(b, hq, hkv, ctx, D, out, cell_tensors(data, D, hq, hkv, k_cache=k8, v_cache=v8,
                                                           k_scales=ks, v_scales=vs),
-                    kv_cache_dtype="fp8_e4m3", kv_scale=kind)
+                    kv_cache_dtype="fp8_e4m3", kv_scale=kind, **FP8_PARAMS)
         timed(rec, f"fp8_{kind}", op.run, out, refs, rec["kv_bytes_fp8"])
         del k8, v8, op
     torch.cuda.empty_cache()

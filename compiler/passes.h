@@ -27,6 +27,10 @@ std::unique_ptr<mlir::Pass> createRefineTileShapesPass();
 // attribute is consumed; a marked loop without a one-step-ahead tj.paged_load is an error.
 std::unique_ptr<mlir::Pass> createDeepenLoopPrefetchPass();
 
+// truncf(extf(x)) -> extf(x) where the narrow type holds every value of x's type (fp8 codes
+// widened to f32 and rounded to bf16 or f16: one exact widening).
+std::unique_ptr<mlir::Pass> createFoldExactFloatRoundTripsPass();
+
 // Registers the passes above and every backend's target passes.
 void registerTilejitPasses();
 

@@ -1,5 +1,6 @@
 #include "compiler/backends/placed_tiles.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace tilejit {
@@ -29,7 +30,16 @@ llvm::DenseSet<Value> placedTileValues(Operation* root, bool transposedOnly) {
         }
     });
   }
+  // Placed codes widened for their dots are the same tile, read through the widening.
+  root->walk([&](arith::ExtFOp widen) {
+    if (placed.contains(widen.getIn())) placed.insert(widen.getResult());
+  });
   return placed;
+}
+
+Value placedStorage(Value tile) {
+  if (auto widen = tile.getDefiningOp<arith::ExtFOp>()) return widen.getIn();
+  return tile;
 }
 
 namespace {
@@ -58,6 +68,7 @@ std::pair<int64_t, Operation*> groupsUpTo(Operation* user, Block* block) {
 // ones; placed loads nested in regions that may not run are left out. None where the fill is
 // not found that way.
 std::optional<int64_t> groupsCommittedSince(Value tile, Operation* user, int depth = 0) {
+  tile = placedStorage(tile);
   if (Operation* def = tile.getDefiningOp()) {
     auto [groups, at] = groupsUpTo(user, def->getBlock());
     if (!at || !commitsCopyGroup(*def)) return std::nullopt;

@@ -12,9 +12,13 @@
 
 namespace tilejit {
 
-// The tiles placed under `root`: placed loads' results and the scf.for values they are
-// carried through. `transposedOnly`: those of loads placed transposed.
+// The tiles placed under `root`: placed loads' results, the scf.for values they are
+// carried through and the widenings of placed fp8 codes. `transposedOnly`: those of loads placed transposed.
 llvm::DenseSet<mlir::Value> placedTileValues(mlir::Operation* root, bool transposedOnly = false);
+
+// The value whose elements a placed tile holds in shared memory: the codes a widening
+// (arith.extf of placed fp8 codes, done as the dot reads them) reads, else the tile itself.
+mlir::Value placedStorage(mlir::Value tile);
 
 // The shape a placed load's tile has in shared memory: its own, or transposed.
 mlir::RankedTensorType placedTileShape(mlir::Operation* load);

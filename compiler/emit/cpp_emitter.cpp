@@ -170,7 +170,9 @@ class BodyEmitter {
   absl::StatusOr<std::string> valueType(Value value) {
     if (!shared_.contains(value)) return cppType(value.getType());
     auto tensor = cast<RankedTensorType>(value.getType());
-    TJ_ASSIGN_OR_RETURN(std::string element, cppType(tensor.getElementType()));
+    // A widening of placed codes holds the codes (the dot widens them as it reads).
+    TJ_ASSIGN_OR_RETURN(std::string element,
+                        cppType(cast<RankedTensorType>(placedStorage(value).getType()).getElementType()));
     SmallVector<int64_t> shape(tensor.getShape());
     if (transposed_.contains(value)) std::swap(shape[0], shape[1]);  // [cols, rows] there
     return absl::StrCat("tj::SharedTile<", element, ", ", absl::StrJoin(shape, ", "), ">");
@@ -391,6 +393,8 @@ absl::Status BodyEmitter::emitArith(Operation& op, int indent) {
   if (isa<math::RsqrtOp>(op)) return unary("rsqrt");
   if (isa<math::TanhOp>(op)) return unary("tanh");
   if (isa<math::AbsFOp>(op)) return unary("abs");
+  if (isa<arith::ExtFOp>(op) && shared_.contains(op.getOperand(0)))
+    return assign(op, indent, use(op.getOperand(0)));  // the same placed codes
   if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp, arith::FPToSIOp,
           arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(op)) {
     Type result = op.getResult(0).getType();

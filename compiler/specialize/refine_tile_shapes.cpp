@@ -144,6 +144,7 @@ void registerTilejitPasses() {
   mlir::registerPass([] { return createUnrollMarkedLoopsPass(); });
   mlir::PassRegistration<RefineTileShapesPass>();
   mlir::registerPass([] { return createDeepenLoopPrefetchPass(); });
+  mlir::registerPass([] { return createFoldExactFloatRoundTripsPass(); });
   registerBackendPasses();
 }
 }  // namespace tilejit

@@ -224,6 +224,7 @@ absl::StatusOr<SpecializedKernel> specializeTemplate(
   PassManager pm(&context);
   pm.addPass(createRefineTileShapesPass());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createFoldExactFloatRoundTripsPass());
   pm.addPass(createCSEPass());
   // After the clean-up (steps and offsets compare as constants); the index arithmetic it
   // adds is left for the C++ compiler to fold.

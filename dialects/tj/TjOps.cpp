@@ -577,8 +577,9 @@ static LogicalResult verifySharedPlacement(OpT op) {
   if (*op.getSharedSlots() < 1 || *op.getSharedSlots() > 4)
     return op.emitOpError("shared_slots must be in [1, 4]");
   auto result = cast<RankedTensorType>(op.getType());
-  if (result.getRank() != 2 || result.getElementTypeBitWidth() != 16)
-    return op.emitOpError("only 2-D tiles of 16-bit elements are placed in shared memory");
+  const bool codes = isa<Float8E4M3FNType, Float8E5M2Type>(result.getElementType());
+  if (result.getRank() != 2 || (result.getElementTypeBitWidth() != 16 && !codes))
+    return op.emitOpError("only 2-D tiles of 16-bit elements or fp8 codes are placed in shared memory");
   return success();
 }
 

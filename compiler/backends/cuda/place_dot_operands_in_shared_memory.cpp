@@ -9,6 +9,12 @@
 // buffer per chain of loads linked by iter_args) and `shared_slots` (one per loop-carried
 // value of the chain, plus one for the copy in flight), within a shared-memory
 // budget, in program order. Everything else stays as it was.
+//
+// An fp8 tile (a cache of 8-bit codes) feeds its dot through one exact widening (arith.extf
+// to the dot's 16-bit type, see tj-fold-exact-float-round-trips): such a chain is placed as
+// 8-bit codes - half the bytes of shared memory and of each copy's registers - and the dot
+// widens the codes as it reads its b operand (tj/dot.h); the widening itself then emits no
+// code. Only as b: the library widens b fragments, a operands are read by ldmatrix.
 #include "compiler/backends/cuda/passes.h"
 
 #include <cassert>
@@ -34,6 +40,24 @@ bool isHalfTile(Type type) {
   return tile && tile.getRank() == 2 && tile.hasStaticShape() &&
          (tile.getElementType().isF16() || tile.getElementType().isBF16()) &&
          (tile.getDimSize(1) * 2) % 16 == 0;
+}
+
+// A tile of fp8 codes whose rows are whole 16-byte pieces.
+bool isCodeTile(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  return tile && tile.getRank() == 2 && tile.hasStaticShape() &&
+         isa<Float8E4M3FNType, Float8E5M2Type>(tile.getElementType()) && tile.getDimSize(1) % 16 == 0;
+}
+
+bool isPlaceableTile(Type type) { return isHalfTile(type) || isCodeTile(type); }
+
+// A widening of a placed code tile to a 16-bit type whose every use is a tensor-core dot's b.
+bool isWidenedForDotsOnly(arith::ExtFOp widen, const TargetDescription& target) {
+  if (!isHalfTile(widen.getType()) || widen->use_empty()) return false;
+  return llvm::all_of(widen->getUses(), [&](OpOperand& use) {
+    auto dot = dyn_cast<tj::DotOp>(use.getOwner());
+    return dot && use.getOperandNumber() == 1 && isTensorCoreDot(dot, target);
+  });
 }
 
 // Whether `value` (an index) is provably a multiple of `factor`: constants, products with
@@ -70,13 +94,13 @@ bool isTransposedPlacement(Operation* op) {
 
 bool isPlaceableLoad(Operation* op) {
   if (auto load = dyn_cast<tj::LoadOp>(op))
-    return load.getView().getType().getRank() >= 2 && isHalfTile(load.getType());
+    return load.getView().getType().getRank() >= 2 && isPlaceableTile(load.getType());
   if (auto load = dyn_cast<tj::PagedLoadOp>(op)) {
     // Shuffled V's 16-byte pieces are 8 tokens of one dim: its tile is placed transposed, where
     // a row (a dim) takes whole pieces, so the tile must start on a piece (a first token that
     // is provably a multiple of 8) and span whole ones.
     auto tile = cast<RankedTensorType>(load.getType());
-    if (!isHalfTile(tile)) return false;
+    if (!isPlaceableTile(tile)) return false;
     return !isTransposedPlacement(load) ||
            (tile.getDimSize(0) % 8 == 0 && isMultipleOf(load.getStart(), 8));
   }
@@ -147,6 +171,10 @@ FailureOr<Chain> collectChain(Operation* seed, const TargetDescription& target) 
         if (use.getOperandNumber() > 1 || !isTensorCoreDot(dot, target)) return failure();
         // A transposed tile is read as b (the dot then reads b the other way), never as a.
         if (chain.transposed && use.getOperandNumber() != 1) return failure();
+      } else if (auto widen = dyn_cast<arith::ExtFOp>(user)) {
+        // Codes widened on the dot's read (never transposed: only 16-bit caches shuffle).
+        if (!isCodeTile(value.getType()) || chain.transposed || !isWidenedForDotsOnly(widen, target))
+          return failure();
       } else if (auto loop = dyn_cast<scf::ForOp>(user)) {
         if (use.getOperandNumber() < loop.getNumControlOperands()) return failure();
         values.insert(loop.getTiedLoopRegionIterArg(&use));

@@ -45,7 +45,7 @@ tj.template @t {
   }
   tj.kernel @k(%x: !tj.view<[4, 16], f32>) {
     %c0 = arith.constant 0 : index
-    // expected-error @+1 {{only 2-D tiles of 16-bit elements are placed in shared memory}}
+    // expected-error @+1 {{only 2-D tiles of 16-bit elements or fp8 codes are placed in shared memory}}
     %t = tj.load %x[%c0, %c0] [4, 16] {shared_buffer = 0 : i64, shared_slots = 1 : i64} : !tj.view<[4, 16], f32> -> tensor<4x16xf32>
   }
 }

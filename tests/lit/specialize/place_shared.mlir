@@ -64,3 +64,13 @@
 // CPP: tj::dot<false>(p_low, v, acc_scaled, async_copies.newerAtLeast(2))
 // RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p head_size=256 --emit cpp --no-cache | FileCheck %s --check-prefix=CLAMP
 // CLAMP: #define TJ_MIN_BLOCKS 3
+// An fp8 cache: the 8-bit codes are placed (half the bytes), widened by the dot as it reads
+// them; the widening emits no conversion of its own, the dot reads the codes' shared tile.
+// RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p kv_dtype=f8E4M3FN --emit specialized --no-cache | FileCheck %s --check-prefix=FP8
+// FP8: tj.paged_load %key_cache{{.*}} [32, 128] {shared_buffer = 1 : i64, shared_slots = 2 : i64} : <k, {{.*}} f8E4M3FN
+// FP8: tj.paged_load %value_cache{{.*}} [32, 128] {shared_buffer = 2 : i64, shared_slots = 2 : i64} : <v, {{.*}} f8E4M3FN
+// FP8: arith.extf %{{.*}} : tensor<32x128xf8E4M3FN> to tensor<32x128xbf16>
+// FP8-NEXT: tj.dot
+// RUN: tilejit compile %templates/paged_decode.mlir --target sm_90 -p gqa_ratio=4 -p kv_dtype=f8E5M2 --emit cpp --no-cache | FileCheck %s --check-prefix=FP8CPP
+// FP8CPP: const tj::SharedTile<tj::f8e5m2, 32, 128> [[K:[a-z_0-9]+]] = k;
+// FP8CPP: tj::dot<true>(q, [[K]], zero_s, async_copies

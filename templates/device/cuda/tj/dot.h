@@ -24,6 +24,31 @@ __device__ __forceinline__ void ldmatrixX4Trans(unsigned addr, unsigned& r0, uns
                : "=r"(r0), "=r"(r1), "=r"(r2), "=r"(r3) : "r"(addr));
 }
 
+// Two fp8 codes (`codes`: the lower k in the low byte) as a pair of T, the dot's 16-bit
+// operand type, in one register (the lower k in the low half). Exact: f16 and bf16 hold every
+// e4m3fn and e5m2 value. sm_89 and later convert a pair in one instruction to f16.
+template <typename T, typename S>
+__device__ __forceinline__ unsigned widenCodes(unsigned short codes) {
+#if __CUDA_ARCH__ >= 890
+  unsigned h;
+  if constexpr (IsSame<S, f8e4m3>::value) asm("cvt.rn.f16x2.e4m3x2 %0, %1;" : "=r"(h) : "h"(codes));
+  else asm("cvt.rn.f16x2.e5m2x2 %0, %1;" : "=r"(h) : "h"(codes));
+  if constexpr (IsSame<T, f16>::value) {
+    return h;
+  } else {
+    unsigned r;
+    asm("{.reg .f16 l, u; .reg .f32 fl, fu;\n\t"
+        "mov.b32 {l, u}, %1; cvt.f32.f16 fl, l; cvt.f32.f16 fu, u;\n\t"
+        "cvt.rn.bf16x2.f32 %0, fu, fl;}"
+        : "=r"(r) : "r"(h));
+    return r;
+  }
+#else
+  const T lo = cast<T>(S{(unsigned char)(codes & 0xff)}), hi = cast<T>(S{(unsigned char)(codes >> 8)});
+  return unsigned(lo.bits) | (unsigned(hi.bits) << 16);
+#endif
+}
+
 template <typename T>
 __device__ __forceinline__ void mma16816(float (&c)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
   if constexpr (IsSame<T, bf16>::value) {
@@ -164,6 +189,10 @@ __device__ __forceinline__ Acc dotMma(const AOp& a, const BOp& b, const Acc& acc
   // publishes the staged operands.
   constexpr bool kOneBarrier = kStaged && kShared && Kc == int(K);
 
+  // A b operand of fp8 codes in shared memory, widened to T as its fragments are read.
+  using BElement = typename OperandShape<BOp>::Element;
+  constexpr bool kBCodes = kIsFp8<BElement>;
+  static_assert(!kBCodes || kBShared, "dot: fp8 codes are read from shared memory only");
   T* sA = reinterpret_cast<T*>(scratch());
   T* sB = sA + (kAShared ? 0 : M * kStrideA);
   unsigned aBase = sharedAddress(sA), bBase = sharedAddress(sB);
@@ -218,7 +247,31 @@ __device__ __forceinline__ Acc dotMma(const AOp& a, const BOp& b, const Acc& acc
     // address arithmetic of two .x2.
     auto loadB = [&](int fixed, int own, int kk, int steps, unsigned (&bf)[4]) {
       const int ni = fixed + own;
-      if constexpr (TransB) {
+      if constexpr (kBCodes) {
+        // The fragments ldmatrix would give (register j: k offset 8 j, the thread's pair at
+        // k (lane % 4) * 2 and n lane / 4), gathered as codes: a pair along k is two adjacent
+        // bytes of a row of b [N, K], or one byte of each of two rows of b [K, N]. Columns
+        // are split at whole 32-byte sectors (two pieces), as SharedTile::offset wants.
+        constexpr int kSector = 2 * BOp::kPiece;
+        auto at = [&](int row, int col) {
+          return bBase + unsigned(BOp::offset(row, col / kSector * kSector, col % kSector));
+        };
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          if (j >= 2 * steps) break;
+          const int k = bK + kk + 8 * j + (lane % 4) * 2;
+          unsigned short codes;
+          if constexpr (TransB) {
+            asm volatile("ld.shared.u16 %0, [%1];" : "=h"(codes) : "r"(at(ni * 8 + lane / 4, k)));
+          } else {
+            unsigned short lo, hi;
+            asm volatile("ld.shared.u8 %0, [%1];" : "=h"(lo) : "r"(at(k, ni * 8 + lane / 4)));
+            asm volatile("ld.shared.u8 %0, [%1];" : "=h"(hi) : "r"(at(k + 1, ni * 8 + lane / 4)));
+            codes = (unsigned short)(lo | (hi << 8));
+          }
+          bf[j] = widenCodes<T, BElement>(codes);
+        }
+      } else if constexpr (TransB) {
         const unsigned at = bBase + 2u * unsigned(bAt(ni * 8 + lane % 8, bK + kk, (lane / 8) * 8));
         if (steps == 2) ldmatrixX4(at, bf[0], bf[1], bf[2], bf[3]);
         else ldmatrixX2(at, bf[0], bf[1]);
@@ -391,8 +444,10 @@ __device__ __forceinline__ Acc dotOperands(const AOp& a, const BOp& b, const Acc
   static_assert(TransB ? (SB::kRows == N && SB::kCols == K) : (SB::kRows == K && SB::kCols == N),
                 "dot: operand shapes do not agree");
   using T = typename SA::Element;
-  static_assert(IsSame<T, typename SB::Element>::value && kIsHalf<T>,
-                "dot: operands in shared memory or fragments are f16/bf16 (tensor cores)");
+  static_assert(kIsHalf<T> && (IsSame<T, typename SB::Element>::value ||
+                               (kIsFp8<typename SB::Element> && IsSharedTile<BOp>::value)),
+                "dot: operands in shared memory or fragments are f16/bf16 (tensor cores), b "
+                "also fp8 codes in shared memory");
   return dotMma<TransB, T, M, K, N>(a, b, acc, async);
 }
 }  // namespace detail

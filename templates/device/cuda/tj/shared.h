@@ -36,9 +36,11 @@ namespace tj {
 // program fit an SM at head 128 (75 KB instead of 83): 3-6 % faster at large grids
 // (bench/results/2026-12-01/s9-swizzle). The emitter sizes placed buffers by the same rule
 // (placedBufferBytes).
+// Tiles of fp8 codes (1-byte elements, 16 per piece) follow the same rules: a 128-byte row
+// of head 128 takes the XOR layout, a 64-byte one the swapped, padded one.
 template <typename T, int64_t R, int64_t C>
 struct SharedTile {
-  static_assert(sizeof(T) == 2, "shared tiles hold 16-bit elements");
+  static_assert(sizeof(T) == 2 || kIsFp8<T>, "shared tiles hold 16-bit elements or fp8 codes");
   static constexpr int kPiece = int(16 / sizeof(T));  // elements per 16-byte piece
   static_assert(int(C) % kPiece == 0, "shared tiles hold rows of whole 16-byte pieces");
   static constexpr int kPieces = int(C) / kPiece;
