@@ -10,14 +10,14 @@ import shutil
 import subprocess
 import sys
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 from wheel.bdist_wheel import bdist_wheel
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 LIBRARY = "libtilejit_c.so"
 # Libraries every Linux with a C++ runtime has; anything else the library links is bundled.
-SYSTEM = re.compile(r"^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\b")
+SYSTEM = re.compile(r"^(linux-vdso|ld-linux-x86-64|libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s)\.so")
 
 
 def built_library():
@@ -63,17 +63,20 @@ class BuildWithLibrary(build_py):
                 subprocess.check_call(["strip", "--strip-unneeded", copy])
 
 
-class PlatformWheel(bdist_wheel):
-    """A wheel for this platform (the package holds a native library), for any Python 3."""
+class NativeDistribution(Distribution):
+    """Holds a native library: installed to platlib, its wheel tagged with the platform."""
 
-    def finalize_options(self):
-        super().finalize_options()
-        self.root_is_pure = False
+    def has_ext_modules(self):
+        return True
+
+
+class PlatformWheel(bdist_wheel):
+    """A wheel for this platform, for any Python 3 (the library is called through ctypes)."""
 
     def get_tag(self):
         return "py3", "none", super().get_tag()[2]
 
 
-setup(cmdclass={"build_py": BuildWithLibrary, "bdist_wheel": PlatformWheel},
+setup(distclass=NativeDistribution, cmdclass={"build_py": BuildWithLibrary, "bdist_wheel": PlatformWheel},
       options={"build": {"build_base": os.path.join("build", "python")},
                "egg_info": {"egg_base": os.path.join("build", "python")}})
