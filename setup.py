@@ -52,6 +52,8 @@ def needed_libraries(path):
 
 class BuildWithLibrary(build_py):
     def run(self):
+        # A fresh copy: a library or module left by an earlier build must not ship.
+        shutil.rmtree(os.path.join(self.build_lib, "tilejit"), ignore_errors=True)
         super().run()
         source = built_library()
         target = os.path.join(self.build_lib, "tilejit", "_lib")

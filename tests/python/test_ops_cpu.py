@@ -44,6 +44,19 @@ def test_paged_decode_plan_reuse_and_out():
     assert ops.compiled_count() == compiled, "run() compiled again"
 
 
+def test_ops_compile_once_per_config():
+    """Calls of the same config and sizes reuse their plan; a second plan of one config reuses
+    its op."""
+    p = R.paged_problem([7, 30], 2, 64, 16, 2, torch.bfloat16, seed=9)
+    args = (p["query"], p["key_cache"], p["value_cache"], p["block_tables"], p["seq_lens"], 0.1)
+    first = ops.paged_decode(torch.empty_like(p["query"]), *args)
+    created = ops.compiled_count()
+    assert torch.equal(ops.paged_decode(torch.empty_like(p["query"]), *args), first)
+    plans = [ops.MergeAttnStatesPlan(n, 2, 64, dtype=torch.bfloat16, device="cpu") for n in (4, 8)]
+    assert ops.compiled_count() <= created + 1, "a second plan of one config compiled again"
+    assert plans[0]._op is plans[1]._op
+
+
 def test_paged_decode_strided_query():
     """A query sliced out of a fused qkv projection (rows strided, heads dense)."""
     p = R.paged_problem([9, 33], 2, 64, 16, 2, torch.bfloat16, seed=5)

@@ -128,9 +128,27 @@ def test_wrong_shape(op, name):
     expect_rejected(op, name, lambda t: t[..., None], "shape")
 
 
+# The first tensor each op checks: the device the others must share.
+FIRST = {"paged_decode": "query", "merge_attn_states": "prefix_output", "reshape_and_cache": "key",
+         "mla_decode": "query", "candidate_mask": "logits", "indexer_k_quant_and_cache": "k",
+         "gather_indexer_k_quant_cache": "kv_cache"}
+
+
 @pytest.mark.parametrize("op,name", CASES)
 def test_wrong_device(op, name):
-    expect_rejected(op, name, meta, "meta")
+    if name == FIRST[op]:
+        expect_rejected(op, name, meta, "is on meta; tilejit runs CPU and CUDA tensors")
+    else:
+        expect_rejected(op, name, meta, f"is on meta but '{FIRST[op]}' is on cpu")
+
+
+@pytest.mark.parametrize("op,name", [("paged_decode", "seq_lens"), ("merge_attn_states", "suffix_output"),
+                                     ("reshape_and_cache", "slot_mapping"), ("mla_decode", "seq_lens"),
+                                     ("candidate_mask", "candidates"), ("indexer_k_quant_and_cache", "slot_mapping"),
+                                     ("gather_indexer_k_quant_cache", "dst_scale")])
+def test_inconsistent_extent(op, name):
+    """One more row than the other arguments say (a shape symbol bound by an earlier one)."""
+    expect_rejected(op, name, lambda t: torch.cat([t, t[:1]]), "makes")
 
 
 @pytest.mark.parametrize("op,name", [c for c in CASES if CALLS[c[0]]()[0][c[1]].dim() >= 2
