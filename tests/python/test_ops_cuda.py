@@ -1,15 +1,26 @@
-"""tilejit.ops on CUDA tensors (GPU machine; skips without CUDA): results against the float64
+"""tilejit.ops on CUDA tensors (GPU machine; skips without CUDA; `python3 <file>` runs it without
+pytest): results against the float64
 references, launches on the current torch stream (a CUDA graph captured on torch's capture
 stream replays them; a launch on another stream would break the capture), plan.run captured
 and replayed with new inputs, one-shot calls under capture, and tensors on two devices."""
 import math
+import os
+import sys
 
-import pytest
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(HERE, "..", "..", "python"), HERE]
+try:
+    import pytest
+except ImportError:  # run as a script on a machine without pytest
+    import minitest as pytest
 
 torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():
-    pytest.skip("no CUDA device (tilejit.ops on CUDA tensors runs on the GPU machine)",
-                allow_module_level=True)
+    NO_GPU = "no CUDA device (tilejit.ops on CUDA tensors runs on the GPU machine)"
+    if __name__ == "__main__":
+        print(f"SKIP: {NO_GPU}")
+        sys.exit(0)
+    pytest.skip(NO_GPU, allow_module_level=True)
 import tilejit.ops as ops  # noqa: E402
 import references as R  # noqa: E402
 
@@ -128,3 +139,8 @@ def test_two_devices_in_one_call():
     state = torch.zeros(3, 4, 64, dtype=torch.bfloat16)
     with pytest.raises(ops.ArgumentError, match="'prefix_output' is on cpu but the plan was made for cuda"):
         plan.run(state, torch.zeros(4, 3), state, torch.zeros(4, 3))
+
+
+if __name__ == "__main__":
+    import minitest
+    sys.exit(minitest.run(dict(globals())))

@@ -33,13 +33,13 @@ def jit_for(device):
 def compiled_op(name, config, device):
     """The op `name` with `config` (parameter -> value) for `device`, compiled on first use
     and kept for the life of the process."""
+    global _CREATED
     key = (name, tuple(sorted(config.items())), str(device))
     with _LOCK:
         op = _OPS.get(key)
     if op is None:
         op = Op(jit_for(device), name, **config)  # compiles outside the lock
         with _LOCK:
-            global _CREATED
             _CREATED += 1
             op = _OPS.setdefault(key, op)
     return op

@@ -3,7 +3,7 @@ indexer's fp32 logits, and the fp8 indexer K cache uint8 [num_blocks, block_size
 block: block_size x 128 fp8 codes, then block_size float32 scales), written by
 indexer_k_quant_and_cache and gathered back by (cp_)gather_indexer_k_quant_cache."""
 from ._checks import Checker, activations
-from ._plans import Plan, cached_plan, torch_device
+from ._plans import Plan, cached_plan, op_dtype, torch_device
 from ._runtime import View
 
 HEAD_DIM, TOKEN_BYTES = 128, 132
@@ -73,7 +73,6 @@ class IndexerKQuantAndCachePlan(Plan):
     op_name = "indexer_k_quant_and_cache"
 
     def __init__(self, block_size, *, dtype, device, scale_fmt="float32", **tuning):
-        from ._plans import op_dtype
         Checker(self.op_name).one_of("scale_fmt", scale_fmt, tuple(_SCALE_FORMATS))
         self.block_size, self.dtype = block_size, dtype
         self._compile(dict(dtype=op_dtype(dtype, self.op_name), block_size=block_size,

@@ -21,7 +21,6 @@ class MlaDecodePlan(Plan):
 
     def __init__(self, num_seqs, num_heads, block_size, max_model_len, *, dtype, device, q_len=1,
                  **tuning):
-        import torch
         self.num_seqs, self.num_heads, self.block_size = num_seqs, num_heads, block_size
         self.max_model_len, self.q_len, self.dtype = max_model_len, q_len, dtype
         self._compile(dict(dtype=op_dtype(dtype, self.op_name), block_size=block_size, q_len=q_len,
@@ -29,7 +28,6 @@ class MlaDecodePlan(Plan):
         self._work = allocate_workspaces(self._op, dict(num_tokens=num_seqs * q_len,
                                                         num_q_heads=num_heads,
                                                         max_model_len=max_model_len), self.device)
-        self._int32 = torch.int32
 
     def run(self, query, kv_c_and_k_pe_cache, block_tables, seq_lens, scale, *, out=None):
         """The output [num_tokens, num_heads, 512] (into `out` when given)."""
@@ -42,8 +40,8 @@ class MlaDecodePlan(Plan):
         if isinstance(cache, torch.Tensor) and cache.dim() == 3:
             cache = cache.unsqueeze(2)  # the op's [num_blocks, block_size, 1, 576]: the same bytes
         c.tensor("kv_c_and_k_pe_cache", cache, (self.dtype,), ("num_blocks", self.block_size, 1, LATENT))
-        c.tensor("block_tables", block_tables, (self._int32,), ("num_seqs", "max_blocks_per_seq"))
-        c.tensor("seq_lens", seq_lens, (self._int32,), ("num_seqs",))
+        c.tensor("block_tables", block_tables, (torch.int32,), ("num_seqs", "max_blocks_per_seq"))
+        c.tensor("seq_lens", seq_lens, (torch.int32,), ("num_seqs",))
         seqs, tokens = c.size("num_seqs"), c.size("num_tokens")
         c.require(tokens == seqs * self.q_len,
                   f"argument 'query' holds {tokens} tokens; q_len {self.q_len} x {seqs} sequences "
@@ -72,8 +70,9 @@ def mla_decode(out, query, kv_c_and_k_pe_cache, block_tables, seq_lens, scale, *
     c.tensor("query", query, activations(), ("num_tokens", "num_heads", LATENT), dense="inner")
     c.tensor("seq_lens", seq_lens, None, ("num_seqs",))
     c.tensor("block_tables", block_tables, None, ("num_seqs", "max_blocks_per_seq"))
-    c.require(kv_c_and_k_pe_cache.dim() in (3, 4),
-              "argument 'kv_c_and_k_pe_cache' must be [num_blocks, block_size, 576]")
+    c.tensor("kv_c_and_k_pe_cache", kv_c_and_k_pe_cache, None,
+             ("num_blocks", "block_size", LATENT) if kv_c_and_k_pe_cache.dim() != 4
+             else ("num_blocks", "block_size", 1, LATENT))
     seqs, tokens = seq_lens.shape[0], query.shape[0]
     c.require(seqs > 0 and tokens % seqs == 0,
               f"argument 'query' holds {tokens} tokens, not a multiple of the {seqs} sequences")
