@@ -162,14 +162,11 @@ def paged_attention(module, query, key, value, attention_mask, scaling=None, **k
 
 
 def register():
+    # No mask function is registered for it (transformers >= 4.53 then passes attention_mask
+    # None, with no host sync to break graph capture): prefill is one unpadded sequence, which
+    # sdpa makes causal without a mask, and decode reads the paged cache by seq_lens.
     from transformers import AttentionInterface
     AttentionInterface.register(ATTENTION, paged_attention)
-    try:  # transformers >= 4.53 builds masks per implementation: keep transformers' sdpa mask
-        from transformers import AttentionMaskInterface
-        from transformers.masking_utils import sdpa_mask
-        AttentionMaskInterface.register(ATTENTION, sdpa_mask)
-    except ImportError:
-        pass
 
 
 def use_attention(model, name):
@@ -249,6 +246,9 @@ def run_client(name, config):
         assert serving.calls == STEPS * config.num_hidden_layers, serving.calls
         assert serving.worst <= 1.0, f"{name}: a decode call exceeds bf16 rounding: {result}"
         assert agree >= agree_control - 0.01, f"{name}: argmax agreement below the control's: {result}"
+        # The control itself disagrees with transformers' single forward only where batched bf16
+        # GEMMs tip a near tie: far below this, the loop (not the kernel) is wrong.
+        assert agree_control >= 0.8, f"{name}: the control loop disagrees with transformers: {result}"
         result.update(graph_equal(model, serving, tokens))
     return result
 
