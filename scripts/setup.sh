@@ -5,7 +5,8 @@ set -euo pipefail
 packages=(libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libzstd-dev clang-22 lld-22
           cmake ninja-build ccache libabsl-dev libgtest-dev libgmock-dev nlohmann-json3-dev g++ python3
           libamd-comgr-dev libamdhip64-dev rocm-device-libs hipcc libclang-22-dev liblld-22-dev
-          libclang-rt-22-dev libhiredis-dev redis-server)
+          libclang-rt-22-dev libhiredis-dev redis-server python3-torch python3-pytest python3-venv
+          python3-setuptools python3-wheel python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

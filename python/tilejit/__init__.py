@@ -8,8 +8,9 @@
     bundle = tilejit.Bundle("kernels.tjb", jit)                # precompiled (tilejit aot)
     merge = bundle.load("merge_attn_states", head_size=128)    # no compile
 
-Thin ctypes layer over the C ABI (tools/capi/tilejit_c.h) in libtilejit_c.so, found through
-$TILEJIT_LIB or next to build/bin of this checkout.
+Thin ctypes layer over the C ABI (tools/capi/tilejit_c.h) in libtilejit_c.so: $TILEJIT_LIB, else
+the installed package's own copy, else build/bin of this checkout (library_path()). Torch ops
+in vLLM's conventions, with plan/run for graph capture, are in tilejit.ops.
 """
 import ctypes
 import os
@@ -78,12 +79,25 @@ class CompileInfo(_Sized):
                 ("registers", ctypes.c_int32), ("threads_per_program", ctypes.c_int32)]
 
 
+def library_path():
+    """$TILEJIT_LIB, else the package's own copy (an installed package), else this checkout's
+    build/bin/libtilejit_c.so."""
+    given = os.environ.get("TILEJIT_LIB")
+    if given:
+        return os.path.abspath(given)
+    here = os.path.dirname(os.path.abspath(__file__))
+    packaged = os.path.join(here, "_lib", "libtilejit_c.so")
+    if os.path.isfile(packaged):
+        return packaged
+    return os.path.abspath(os.path.join(here, "..", "..", "build", "bin", "libtilejit_c.so"))
+
+
 def _library():
-    path = os.environ.get("TILEJIT_LIB")
-    if not path:
-        here = os.path.dirname(os.path.abspath(__file__))
-        path = os.path.join(here, "..", "..", "build", "bin", "libtilejit_c.so")
-    lib = ctypes.CDLL(os.path.abspath(path))
+    path = library_path()
+    if not os.path.isfile(path):
+        raise TilejitError(f"libtilejit_c.so not found at {path}: install the package (pip install .), "
+                           "build this checkout (scripts/build.sh) or set TILEJIT_LIB")
+    lib = ctypes.CDLL(path)
     version = lib.tj_abi_version() if hasattr(lib, "tj_abi_version") else 1
     if version != _ABI_VERSION:
         raise TilejitError(f"{os.path.abspath(path)} has C ABI version {version}; this tilejit "
