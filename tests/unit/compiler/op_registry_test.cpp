@@ -25,7 +25,7 @@ TEST(OpRegistry, RegistersEveryOpFolder) {
   ASSERT_TRUE(ops.status().ok()) << ops.status();
   EXPECT_THAT(ops.names(), ::testing::ElementsAre("candidate_mask", "gather_indexer_k_quant_cache",
                                                   "indexer_k_quant_and_cache", "merge_attn_states",
-                                                  "mla_decode", "paged_decode",
+                                                  "mla_decode", "paged_decode", "prefill",
                                                   "reshape_and_cache"));
   EXPECT_EQ(ops.findByKernel("paged_decode_reduce"), ops.find("paged_decode"));
   ASSERT_TRUE(OpReferenceRegistry::shipped().status().ok());
