@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ops/extend/reference.h"
 #include "compiler/ops/prefill/reference.h"
 #include "support/status.h"
 
@@ -28,6 +29,14 @@ inline absl::StatusOr<AttentionCheck> checkPrefillCase(JitCompiler& jit, Device&
                                                        const std::string& mutant = "") {
   TJ_ASSIGN_OR_RETURN(std::unique_ptr<Op> op, makeOp(jit, device, "prefill", assignments, mutant));
   return checkPrefillOp(device, *op, problem);
+}
+
+inline absl::StatusOr<AttentionCheck> checkExtendCase(JitCompiler& jit, Device& device,
+                                                      const std::vector<std::string>& assignments,
+                                                      const ExtendProblem& problem,
+                                                      const std::string& mutant = "") {
+  TJ_ASSIGN_OR_RETURN(std::unique_ptr<Op> op, makeOp(jit, device, "extend", assignments, mutant));
+  return checkExtendOp(device, *op, problem);
 }
 
 inline PrefillProblem prefillProblem(int64_t heads, std::vector<int64_t> qLens,
