@@ -32,7 +32,7 @@ AttentionCheck checkAttentionOutputs(const AttentionCase& problem, const HostTen
   std::vector<double> refLse(size_t(hq * tokens), -kInf);
   std::vector<bool> written(size_t(tokens), false);
   AttentionCheck check;
-  std::vector<double> logits;
+  std::vector<double> logits, row(static_cast<size_t>(d));
   for (size_t s = 0; s + 1 < problem.qStarts.size(); ++s) {
     const int64_t q0 = problem.qStarts[s], qLen = problem.qStarts[s + 1] - q0;
     const std::vector<double>& keys = problem.keys[s];
@@ -43,13 +43,14 @@ AttentionCheck checkAttentionOutputs(const AttentionCase& problem, const HostTen
       const int64_t position = r + kLen - qLen;
       for (int64_t h = 0; h < hq; ++h) {
         const int64_t g = h / problem.gqaRatio;
+        for (int64_t x = 0; x < d; ++x) row[size_t(x)] = query.get(((q0 + r) * hq + h) * d + x);
         logits.assign(size_t(kLen), -kInf);
         double maxLogit = -kInf;
         for (int64_t j = 0; j < kLen; ++j) {
           if (!sees(masks, position, j)) continue;
           double dot = 0;
-          for (int64_t c = 0; c < d; ++c)
-            dot += query.get(((q0 + r) * hq + h) * d + c) * keys[size_t((j * hkv + g) * d + c)];
+          const double* key = &keys[size_t((j * hkv + g) * d)];
+          for (int64_t x = 0; x < d; ++x) dot += row[size_t(x)] * key[x];
           double logit = dot * masks.scale;
           if (masks.softCap) logit = masks.softCapValue * std::tanh(logit / masks.softCapValue);
           if (masks.alibi) logit -= problem.slopes[size_t(h)] * double(std::llabs(j - position));

@@ -6,11 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 
 #include "../prefill_cases.h"
-#include "compiler/embedded_files.h"
 
 namespace tilejit {
 namespace {
@@ -21,15 +18,7 @@ struct ExtendCase {
   ExtendProblem problem;
 };
 
-ExtendProblem extendProblem(int64_t heads, std::vector<int64_t> qLens,
-                            std::vector<int64_t> contextLens, int64_t window = 0) {
-  ExtendProblem p;
-  p.numQHeads = heads;
-  p.qLens = std::move(qLens);
-  p.contextLens = std::move(contextLens);
-  p.window = window;
-  return p;
-}
+using testing::extendProblem;
 
 ExtendProblem padded(ExtendProblem p, int64_t blocks) {
   p.padBlocks = blocks;
@@ -94,30 +83,12 @@ TEST_P(ExtendOnCpu, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Domain, ExtendOnCpu, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return info.param.name; });
 
-using Edit = std::pair<std::string, std::string>;
-
-void expectMutantCaught(const std::vector<Edit>& edits, const std::vector<std::string>& config,
-                        const ExtendProblem& p) {
-  auto text = shippedTemplate("extend");
-  ASSERT_TRUE(text.ok());
-  std::string mutant = *text, to;
-  for (const auto& [from, replacement] : edits) {
-    size_t at = mutant.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    ASSERT_EQ(mutant.find(from, at + 1), std::string::npos) << from;
-    mutant.replace(at, from.size(), replacement);
-    to += replacement;
-  }
-  auto dir = ::testing::TempDir() + "/extend_mutants";
-  std::filesystem::create_directories(dir);
-  std::string path = dir + "/extend_" + std::to_string(std::hash<std::string>()(to)) + ".mlir";
-  { std::ofstream(path) << mutant; }
-  auto good = runCase(config, p);
-  ASSERT_TRUE(good.ok()) << good.status();
-  EXPECT_TRUE(good->passed) << good->detail;
-  auto bad = runCase(config, p, path);
-  ASSERT_TRUE(bad.ok()) << bad.status();
-  EXPECT_FALSE(bad->passed) << "the mutant (" << to << ") passed: " << bad->detail;
+// The mutant fails the check of `p` under `config` that the shipped template passes.
+void expectMutantCaught(const std::vector<testing::Edit>& edits,
+                        const std::vector<std::string>& config, const ExtendProblem& p) {
+  testing::expectMutantCaught("extend", edits, [&](const std::string& mutant) {
+    return runCase(config, p, mutant);
+  });
 }
 
 TEST(ExtendCheck, CatchesNewTokensThatSeeTheWholeSequence) {

@@ -5,11 +5,8 @@
 // sliding window, soft cap, ALiBi, f16. Mutants that must fail are below.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 
 #include "../prefill_cases.h"
-#include "compiler/embedded_files.h"
 
 namespace tilejit {
 namespace {
@@ -88,32 +85,12 @@ TEST_P(PrefillOnCpu, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Domain, PrefillOnCpu, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return info.param.name; });
 
-using Edit = std::pair<std::string, std::string>;
-
-// The shipped prefill with each edit's text replaced (there exactly once) fails a check that
-// the shipped template passes.
-void expectMutantCaught(const std::vector<Edit>& edits, std::vector<std::string> config,
-                        const PrefillProblem& p) {
-  auto text = shippedTemplate("prefill");
-  ASSERT_TRUE(text.ok());
-  std::string mutant = *text, to;
-  for (const auto& [from, replacement] : edits) {
-    size_t at = mutant.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    ASSERT_EQ(mutant.find(from, at + 1), std::string::npos) << from;
-    mutant.replace(at, from.size(), replacement);
-    to += replacement;
-  }
-  auto dir = ::testing::TempDir() + "/prefill_mutants";
-  std::filesystem::create_directories(dir);
-  std::string path = dir + "/prefill_" + std::to_string(std::hash<std::string>()(to)) + ".mlir";
-  { std::ofstream(path) << mutant; }
-  auto good = runCase(config, p);
-  ASSERT_TRUE(good.ok()) << good.status();
-  EXPECT_TRUE(good->passed) << good->detail;
-  auto bad = runCase(config, p, path);
-  ASSERT_TRUE(bad.ok()) << bad.status();
-  EXPECT_FALSE(bad->passed) << "the mutant (" << to << ") passed: " << bad->detail;
+// The mutant fails the check of `p` under `config` that the shipped template passes.
+void expectMutantCaught(const std::vector<testing::Edit>& edits,
+                        const std::vector<std::string>& config, const PrefillProblem& p) {
+  testing::expectMutantCaught("prefill", edits, [&](const std::string& mutant) {
+    return runCase(config, p, mutant);
+  });
 }
 
 TEST(PrefillCheck, CatchesALoopThatStopsOneTileEarly) {
@@ -200,7 +177,6 @@ TEST(PrefillCheck, RejectsKvHeadsThatAreNotTheGqaRatio) {
   ASSERT_TRUE(jit.ok());
   auto op = testing::makeOp(**jit, *device, "prefill", with({"gqa_ratio=4"}), "");
   ASSERT_TRUE(op.ok()) << op.status();
-  PrefillProblem p = prefillProblem(4, {5});
   auto lied = testing::makeOp(**jit, *device, "prefill", with({"gqa_ratio=2"}), "");
   ASSERT_TRUE(lied.ok());
   // The gqa_ratio=2 problem (2 kv heads) run through the gqa_ratio=4 op.
