@@ -9,6 +9,8 @@
 #              peers (bench_dsa.py; ITEMS, BLOCK_SIZES pass through)
 #   mla        MLA decode (mla_decode) against vLLM's Triton MLA decode (bench_mla.py; BLOCKS,
 #              HEADS, BATCHES, CTXS, CTXS16, MLA_PARAMS pass through)
+#   prefill    prefill and extend (prefill, extend) against cuDNN SDPA and FA2 (bench_prefill.py;
+#              BATCH, HEADS, SEQS, HEAD_SIZES, SEQS_D, CTXS, NEW, PREFILL_PARAMS pass through)
 #   decode     the paged-decode matrix against the peers (bench_decode.py; its variables pass
 #              through: CELLS, PARTITIONS, BLOCK_NS, HEAD_SIZE, ...), scored (decode_goals.py),
 #              ranked per table class (decode_table.py), per cell (decode_cells.py)
@@ -78,6 +80,8 @@ for suite in ${suites// ab / ab-decode ab-jit }; do
         > "$OUT/dsa.txt" 2>&1; tail -40 "$OUT/dsa.txt" ;;
     mla) mkdir -p "$OUT/mla"; OUT=$OUT/mla TILEJIT_CACHE_DIR=$(mktemp -d) timeout 560 python3 bench/bench_mla.py \
         > "$OUT/mla.txt" 2>&1; tail -140 "$OUT/mla.txt" ;;
+    prefill) mkdir -p "$OUT/prefill"; OUT=$OUT/prefill TILEJIT_CACHE_DIR=$(mktemp -d) timeout 580 \
+        python3 bench/bench_prefill.py > "$OUT/prefill.txt" 2>&1; tail -60 "$OUT/prefill.txt" ;;
     decode) decode_run $B "$OUT/decode"
       python3 bench/decode_table.py "$OUT/decode/decode_tilejit.jsonl" > "$OUT/decode/table.txt" 2>&1
       python3 bench/decode_cells.py "$OUT/decode/decode_tilejit.jsonl" > "$OUT/decode/cells.txt" 2>&1

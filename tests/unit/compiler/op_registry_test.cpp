@@ -23,9 +23,9 @@ const OpSchema& decodeSchema() {
 TEST(OpRegistry, RegistersEveryOpFolder) {
   const OpRegistry& ops = OpRegistry::shipped();
   ASSERT_TRUE(ops.status().ok()) << ops.status();
-  EXPECT_THAT(ops.names(), ::testing::ElementsAre("candidate_mask", "gather_indexer_k_quant_cache",
+  EXPECT_THAT(ops.names(), ::testing::ElementsAre("candidate_mask", "extend", "gather_indexer_k_quant_cache",
                                                   "indexer_k_quant_and_cache", "merge_attn_states",
-                                                  "mla_decode", "paged_decode",
+                                                  "mla_decode", "paged_decode", "prefill",
                                                   "reshape_and_cache"));
   EXPECT_EQ(ops.findByKernel("paged_decode_reduce"), ops.find("paged_decode"));
   ASSERT_TRUE(OpReferenceRegistry::shipped().status().ok());
@@ -35,7 +35,7 @@ TEST(OpRegistry, UnknownOpListsTheOps) {
   auto op = OpRegistry::shipped().lookup("flash_decode");
   ASSERT_FALSE(op.ok());
   EXPECT_THAT(messageOf(op.status()), HasSubstr("unknown op 'flash_decode'; the ops are: "
-                                                "candidate_mask, gather_indexer_k_quant_cache"));
+                                                "candidate_mask, extend, gather_indexer_k_quant_cache"));
 }
 
 TEST(OpSchema, UnknownParameterNamesIt) {
