@@ -2,7 +2,8 @@
 // past each sequence's end and below padded blocks, shuffled block tables, poisoned output and
 // LSE): 1, 2..8 (speculative verify) and chunks of new tokens over contexts of 0 and at block
 // and tile edges, block sizes 1 to 256, both cache layouts, GQA, window, soft cap, ALiBi,
-// MLA's 192/128 heads, the CPU's tuning. Mutants that must fail are below.
+// MLA's 192/128 heads, the CPU's tuning; seq_lens of another batch rejected by name. Mutants
+// that must fail are below.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -119,6 +120,54 @@ TEST(ExtendCheck, RejectsABlockSizeOutsideTheDomain) {
   ASSERT_FALSE(check.ok());
   EXPECT_NE(std::string(check.status().message()).find("block_size"), std::string::npos)
       << check.status();
+}
+
+TEST(ExtendCheck, RejectsSeqLensOfAnotherBatch) {
+  // cu_seqlens_q holds one sequence; seq_lens two (then one, which runs).
+  auto device = createCpuDevice();
+  auto jit = JitCompiler::create();
+  ASSERT_TRUE(jit.ok());
+  auto op = testing::makeOp(**jit, *device, "extend", with({}), "");
+  ASSERT_TRUE(op.ok()) << op.status();
+  HostTensor q(DType::kBF16, {5, 2, 128}), o(DType::kBF16, {5, 2, 128});
+  HostTensor cache(DType::kBF16, {4, 16, 2, 128}), table(DType::kI32, {2, 1});
+  HostTensor lse(DType::kF32, {2, 5}), cu(DType::kI32, {2}), lens(DType::kI32, {2});
+  HostTensor slopes(DType::kF32, {2});
+  cu.set(1, 5);
+  lens.set(0, 5);
+  // A dense view of a host tensor (the CPU device reads host memory).
+  auto shaped = [](HostTensor& t) {
+    TensorArg a;
+    a.data = t.bytes.data();
+    a.dtype = t.dtype;
+    a.rank = int(t.shape.size());
+    int64_t stride = 1;
+    for (int d = a.rank - 1; d >= 0; --d) {
+      a.shape[d] = t.shape[size_t(d)];
+      a.strides[d] = stride;
+      stride *= t.shape[size_t(d)];
+    }
+    return a;
+  };
+  std::map<std::string, KernelArg> byName = {
+      {"output", headsMajor(shaped(o))},  {"lse", shaped(lse)},
+      {"query", headsMajor(shaped(q))},   {"key_cache", shaped(cache)},
+      {"value_cache", shaped(cache)},     {"block_tables", shaped(table)},
+      {"seq_lens", shaped(lens)},         {"cu_seqlens_q", shaped(cu)},
+      {"alibi_slopes", shaped(slopes)},   {"scale", ScalarArg::f32(0.1f)},
+      {"soft_cap_value", ScalarArg::f32(0)}, {"sliding_window", ScalarArg::i64(0)}};
+  auto ordered = (*op)->argumentsInOrder(byName);
+  ASSERT_TRUE(ordered.ok());
+  absl::Status status = (*op)->run(*ordered);
+  EXPECT_FALSE(status.ok());
+  EXPECT_NE(std::string(status.message()).find("seq_lens"), std::string::npos) << status;
+  HostTensor one(DType::kI32, {1}), oneTable(DType::kI32, {1, 1});
+  one.set(0, 5);
+  byName.at("seq_lens") = shaped(one);
+  byName.at("block_tables") = shaped(oneTable);
+  auto fixed = (*op)->argumentsInOrder(byName);
+  ASSERT_TRUE(fixed.ok());
+  EXPECT_TRUE((*op)->run(*fixed).ok());
 }
 
 }  // namespace
