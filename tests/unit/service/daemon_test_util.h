@@ -40,8 +40,15 @@ inline int runTilejitdToExit(const std::vector<std::string>& arguments, const st
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
+  // A start that should have failed but serves is killed after 10 s: -1, not a hung test.
   int status = 0;
-  ::waitpid(pid, &status, 0);
+  for (int i = 0; i < 500 && ::waitpid(pid, &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (::waitpid(pid, &status, WNOHANG) == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    return -1;
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
