@@ -49,13 +49,21 @@ class ScopedEnvironment {
   std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
 };
 
-TEST(CompileServiceModes, AutoAsksTheDaemonAndKeepsALocalCopy) {
+// A running daemon and an auto-mode JIT with a cache of its own.
+class WithDaemon : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(daemon.start(), "");
+    jit = jitWith(CompileServiceMode::kAuto, scratch.socket(), local.path(), &warnings);
+  }
   DaemonScratch scratch;
   DaemonProcess daemon = scratch.daemon();
-  ASSERT_EQ(daemon.start(), "");
-  ScratchDirectory local("local_cache");
+  ScratchDirectory local{"local_cache"};
   WarningLog warnings;
-  auto jit = jitWith(CompileServiceMode::kAuto, scratch.socket(), local.path(), &warnings);
+  std::unique_ptr<JitCompiler> jit;
+};
+
+TEST_F(WithDaemon, AutoAsksTheDaemonAndKeepsALocalCopy) {
   absl::StatusOr<CompiledKernel> compiled = jit->compile(mergeSpec(2));
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   EXPECT_TRUE(compiled->fromService);
@@ -101,13 +109,7 @@ TEST(CompileServiceModes, RequiredWithoutADaemonFailsNamingTheSocket) {
   EXPECT_TRUE(entryFiles(scratch / "cache").empty()) << "nothing was compiled in-process";
 }
 
-TEST(CompileServiceModes, TheDaemonsRejectionIsTheCallersError) {
-  DaemonScratch scratch;
-  DaemonProcess daemon = scratch.daemon();
-  ASSERT_EQ(daemon.start(), "");
-  ScratchDirectory local("local_cache");
-  WarningLog warnings;
-  auto jit = jitWith(CompileServiceMode::kAuto, scratch.socket(), local.path(), &warnings);
+TEST_F(WithDaemon, TheDaemonsRejectionIsTheCallersError) {
   KernelSpec spec = mergeSpec(1);
   spec.parameters["head_size"] = 65;
   absl::StatusOr<CompiledKernel> compiled = jit->compile(spec);

@@ -54,13 +54,18 @@ struct MergeProblem {
   }
 };
 
-TEST(RuntimeOnlyClient, LoadsFromTheDaemonAndComputesWhatTheInProcessJitDoes) {
+// A running daemon, the CPU device and a connection, as an engine process starts.
+class RuntimeClient : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_EQ(daemon.start(), ""); }
   DaemonScratch scratch;
   DaemonProcess daemon = scratch.daemon();
-  ASSERT_EQ(daemon.start(), "");
   std::unique_ptr<Device> device = createCpuDevice();
-  service::ServiceClient client = daemon.client();
   service::CompileRequest request = mergeRequest(1);
+};
+
+TEST_F(RuntimeClient, LoadsFromTheDaemonAndComputesWhatTheInProcessJitDoes) {
+  service::ServiceClient client = daemon.client();
   request.target.clear();  // the device's
   service::ServiceLoadInfo info;
   auto served = service::loadFromService(client, *device, request, &info);
@@ -129,13 +134,8 @@ TEST(RuntimeOnlyClient, AWarmStartTakesUnderFiveMillisecondsAKernel) {
   EXPECT_LT(median, 5.0);
 }
 
-TEST(RuntimeOnlyClient, AnEntryForAnotherTargetIsNotLoaded) {
-  DaemonScratch scratch;
-  DaemonProcess daemon = scratch.daemon();
-  ASSERT_EQ(daemon.start(), "");
-  std::unique_ptr<Device> device = createCpuDevice();
+TEST_F(RuntimeClient, AnEntryForAnotherTargetIsNotLoaded) {
   service::ServiceClient client = daemon.client();
-  service::CompileRequest request = mergeRequest(1);
   request.target = "gfx942";  // compiles here (LLVM's AMDGPU backend), cannot run on the CPU
   auto kernel = service::loadFromService(client, *device, request);
   ASSERT_FALSE(kernel.ok());
