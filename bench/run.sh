@@ -18,6 +18,9 @@
 #              bf16, MQA 71/1 and 48/1 against vLLM, sinks against none, the op against cuDNN
 #              on contiguous K/V; PARTS picks some), goals per cell (decode_models_summary.py)
 #   jit        cold JIT, warm start and launch cost (tilejit_bench_jit)
+#   startup    8 ranks loading one model's kernels: cold/warm, in-process, through tilejitd,
+#              from Redis; the daemon's round trip and 64 clients (bench_startup.py; PROCS,
+#              CLIENTS, REQUESTS, ROUNDS, SCENARIOS pass through)
 #   timeline   the decode op with the device library's trace switch: each program's timeline
 #              (decode_timeline.py; CELLS, LENS, RUNS) and the launches' tail (timeline_tail.py)
 #   ab         ab-decode and ab-jit: .device/bin (new) against .device/ab (scripts/stage_ab.sh)
@@ -95,6 +98,8 @@ for suite in ${suites// ab / ab-decode ab-jit }; do
     jit) { jit_cold $B bin
         cache=$(mktemp -d); for i in 1 2 3 4 5; do TILEJIT_CACHE_DIR=$cache $B/tilejit_bench_jit warm; done
         $B/tilejit_bench_jit launch; } 2>&1 | tee "$OUT/jit.jsonl" ;;
+    startup) OUT=$OUT/startup BIN=$PWD/$B timeout 580 python3 bench/bench_startup.py \
+        > "$OUT/startup.txt" 2>&1; tail -14 "$OUT/startup.txt" ;;
     timeline) mkdir -p "$OUT/timeline"
       OUT=$OUT/timeline TILEJIT_CACHE_DIR=$(mktemp -d) timeout 300 python3 bench/decode_timeline.py \
         > "$OUT/timeline/log.txt" 2>&1 || tail -5 "$OUT/timeline/log.txt"

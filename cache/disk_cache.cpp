@@ -315,10 +315,12 @@ absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::readEntry(const std
   return std::make_shared<const CacheEntry>(std::move(*entry));
 }
 
-absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::lookupShared(const std::string& key) {
+absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::lookupShared(const std::string& key,
+                                                                          CacheSource* source) {
   TJ_RETURN_IF_ERROR(checkKey(key));
   if (auto entry = memoryGet(key)) {
     memoryHits_.fetch_add(1);
+    if (source) *source = CacheSource::kMemory;
     return entry;
   }
   std::shared_ptr<const CacheEntry> entry;
@@ -333,6 +335,7 @@ absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::lookupShared(const 
     return nullptr;
   }
   diskHits_.fetch_add(1);
+  if (source) *source = CacheSource::kDisk;
   memoryPut(key, entry);
   return entry;
 }
@@ -392,9 +395,9 @@ absl::Status DiskCache::store(const std::string& key, const CacheEntry& entry) {
 // ---- getOrCompute ----
 
 absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::getOrComputeShared(
-    const std::string& key, const ComputeFn& compute, bool* hit) {
+    const std::string& key, const ComputeFn& compute, bool* hit, CacheSource* source) {
   if (hit) *hit = true;
-  TJ_ASSIGN_OR_RETURN(std::shared_ptr<const CacheEntry> entry, lookupShared(key));
+  TJ_ASSIGN_OR_RETURN(std::shared_ptr<const CacheEntry> entry, lookupShared(key, source));
   if (entry) return entry;
 
   cache_detail::ExclusiveFileLock lock;
@@ -415,7 +418,7 @@ absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::getOrComputeShared(
   }
   // Someone else may have compiled it while we waited for the lock. Either way the lock file
   // goes when we are done (waiters re-check that the path names the file they locked).
-  TJ_ASSIGN_OR_RETURN(entry, lookupShared(key));
+  TJ_ASSIGN_OR_RETURN(entry, lookupShared(key, source));
   if (entry) {
     lock.removeFileAndRelease();
     return entry;
@@ -424,6 +427,7 @@ absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::getOrComputeShared(
   if (options_.fleetTier) {
     if (std::shared_ptr<const CacheEntry> fetched = options_.fleetTier->fetch(key)) {
       fleetHits_.fetch_add(1);
+      if (source) *source = CacheSource::kFleet;
       keep(key, fetched);
       lock.removeFileAndRelease();
       return fetched;
@@ -432,6 +436,7 @@ absl::StatusOr<std::shared_ptr<const CacheEntry>> DiskCache::getOrComputeShared(
 
   hook("compute:holding-lock");
   if (hit) *hit = false;
+  if (source) *source = CacheSource::kComputed;
   computes_.fetch_add(1);
   TJ_ASSIGN_OR_RETURN(CacheEntry computed, compute());
   auto shared = std::make_shared<const CacheEntry>(std::move(computed));
@@ -457,9 +462,10 @@ void DiskCache::keep(const std::string& key, const std::shared_ptr<const CacheEn
 }
 
 absl::StatusOr<CacheEntry> DiskCache::getOrCompute(const std::string& key,
-                                                   const ComputeFn& compute, bool* hit) {
+                                                   const ComputeFn& compute, bool* hit,
+                                                   CacheSource* source) {
   TJ_ASSIGN_OR_RETURN(std::shared_ptr<const CacheEntry> entry,
-                      getOrComputeShared(key, compute, hit));
+                      getOrComputeShared(key, compute, hit, source));
   return *entry;
 }
 

@@ -138,6 +138,10 @@ class CacheEntryPin {
   cache_detail::UniqueFd fd_;
 };
 
+// Where getOrCompute found an entry: its memory layer, a disk root, the fleet tier, or the
+// compute function (the compile service reports it per request).
+enum class CacheSource { kMemory, kDisk, kFleet, kComputed };
+
 class DiskCache {
  public:
   using ComputeFn = std::function<absl::StatusOr<CacheEntry>()>;
@@ -157,18 +161,21 @@ class DiskCache {
   // nullopt on a miss, including when a corrupt entry was found (reported, removed from the
   // writable layer) - the caller rebuilds. Errors are I/O failures other than "absent".
   absl::StatusOr<std::optional<CacheEntry>> lookup(const std::string& key);
-  absl::StatusOr<std::shared_ptr<const CacheEntry>> lookupShared(const std::string& key);
+  // `source` (may be null) is set to kMemory or kDisk on a hit.
+  absl::StatusOr<std::shared_ptr<const CacheEntry>> lookupShared(const std::string& key,
+                                                                 CacheSource* source = nullptr);
 
   absl::Status store(const std::string& key, const CacheEntry& entry);
 
   // Lookup; on a miss, take the key's cross-process lock, look again, compute, store. `hit` is
   // set to whether this call did not run `compute`. A failed store (full or read-only disk)
-  // is reported as a warning and the computed entry returned.
+  // is reported as a warning and the computed entry returned. `source` (may be null) says
+  // where the entry came from.
   absl::StatusOr<CacheEntry> getOrCompute(const std::string& key, const ComputeFn& compute,
-                                          bool* hit = nullptr);
-  absl::StatusOr<std::shared_ptr<const CacheEntry>> getOrComputeShared(const std::string& key,
-                                                                       const ComputeFn& compute,
-                                                                       bool* hit = nullptr);
+                                          bool* hit = nullptr, CacheSource* source = nullptr);
+  absl::StatusOr<std::shared_ptr<const CacheEntry>> getOrComputeShared(
+      const std::string& key, const ComputeFn& compute, bool* hit = nullptr,
+      CacheSource* source = nullptr);
 
   // NotFound when the writable layer has no entry for `key`.
   absl::StatusOr<CacheEntryPin> pin(const std::string& key);

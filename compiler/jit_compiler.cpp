@@ -1,6 +1,9 @@
 #include "compiler/jit_compiler.h"
 
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -8,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "cache/cache_key.h"
 #include "cache/fleet_tier.h"
+#include "compiler/compile_service_route.h"
 #include "compiler/backends/registry.h"
 #include "compiler/embedded_files.h"
 #include "compiler/emit/cpp_emitter.h"
@@ -68,6 +72,7 @@ struct JitCompiler::Impl {
   std::mutex mutex;  // MLIR context, toolchains and the loaded-kernel map
   mlir::MLIRContext context{mlir::MLIRContext::Threading::DISABLED};
   std::unique_ptr<DiskCache> cache;
+  std::unique_ptr<CompileServiceRoute> service;  // null: compile in-process only
   std::map<std::string, std::unique_ptr<Toolchain>> toolchains;  // by target name
   std::map<std::string, std::vector<std::pair<std::string, std::string>>> headers;  // backend
   std::map<std::string, std::string> libraryDigests;                                 // backend
@@ -174,6 +179,34 @@ struct JitCompiler::Impl {
     return job;
   }
 
+  // With a compile service: this process's memory and disk first (a hit costs no round trip),
+  // then the daemon. False: compile in-process. Never under the key's disk lock, which the
+  // daemon, sharing the root, may need for the same key.
+  absl::StatusOr<bool> serveFromService(const KernelSpec& spec, CompiledKernel& info,
+                                        CacheEntry& entry) {
+    if (cache) {
+      TJ_ASSIGN_OR_RETURN(std::shared_ptr<const CacheEntry> local,
+                          cache->lookupShared(info.key, &info.source));
+      if (local) {
+        entry = *local;
+        info.cacheHit = true;
+        return true;
+      }
+    }
+    TJ_ASSIGN_OR_RETURN(std::optional<CacheEntry> served,
+                        service->fetch(spec, info.key, &info.source));
+    if (!served) return false;
+    info.cacheHit = info.source != CacheSource::kComputed;
+    info.fromService = true;
+    // A process whose cache root is not the daemon's keeps its own copy, so it starts warm
+    // without the daemon too; a failed copy only costs that.
+    if (cache && !cache->writableRoot().empty() &&
+        ::access(cache->entryPath(info.key).c_str(), F_OK) != 0)
+      (void)cache->store(info.key, *served);
+    entry = std::move(*served);
+    return true;
+  }
+
   // Emits under `mutex` (one MLIR context serves the process) and compiles without it, so
   // that threads asking for different kernels compile them in parallel.
   absl::StatusOr<CacheEntry> build(const KernelSpec& spec, const TargetDescription& target,
@@ -213,6 +246,20 @@ absl::StatusOr<std::unique_ptr<JitCompiler>> JitCompiler::create(JitOptions opti
     }
     impl->cache = DiskCache::openForJit(options.cache, warnings);
   }
+  std::string serviceWarning;
+  service::CompileServiceMode mode =
+      options.compileService ? *options.compileService
+                             : service::compileServiceModeFromEnvironment(&serviceWarning);
+  if (!serviceWarning.empty()) {
+    if (options.cache.warningSink) options.cache.warningSink(serviceWarning);
+    else std::fprintf(stderr, "tilejit: %s\n", serviceWarning.c_str());
+  }
+  if (mode != service::CompileServiceMode::kOff) {
+    std::string socket = options.serviceSocket;
+    if (socket.empty()) socket = service::serviceSocketPathFromEnvironment().value_or("");
+    impl->service = std::make_unique<CompileServiceRoute>(mode, std::move(socket),
+                                                          options.cache.warningSink);
+  }
   impl->options = std::move(options);
   return std::unique_ptr<JitCompiler>(new JitCompiler(std::move(impl)));
 }
@@ -242,13 +289,17 @@ absl::StatusOr<CompiledKernel> JitCompiler::compile(const KernelSpec& spec) {
   }
   // Unlocked: build() takes the lock for what needs it; the disk cache locks per key.
   CacheEntry entry;
-  if (impl_->cache) {
+  bool served = false;
+  if (impl_->service) {
+    TJ_ASSIGN_OR_RETURN(served, impl_->serveFromService(spec, info, entry));
+  }
+  if (!served && impl_->cache) {
     bool hit = false;
     TJ_ASSIGN_OR_RETURN(entry, impl_->cache->getOrCompute(
                                    info.key, [&] { return impl_->build(spec, *target, info); },
-                                   &hit));
+                                   &hit, &info.source));
     info.cacheHit = hit;
-  } else {
+  } else if (!served) {
     TJ_ASSIGN_OR_RETURN(entry, impl_->build(spec, *target, info));
   }
   TJ_ASSIGN_OR_RETURN(info.metadata, parseMetadata(entry.metadataJson));

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -16,6 +17,7 @@
 #include "compiler/targets/target_description.h"
 #include "runtime/device.h"
 #include "runtime/kernel_metadata.h"
+#include "service/service_environment.h"
 
 namespace tilejit {
 
@@ -53,6 +55,8 @@ struct CompiledKernel {
   KernelMetadata metadata;
   std::string binary;
   bool cacheHit = false;          // the code object came from the cache
+  CacheSource source = CacheSource::kComputed;  // which tier (the daemon's, when it served it)
+  bool fromService = false;       // tilejitd served it (TILEJIT_COMPILE_SERVICE)
   double specializeSeconds = 0;   // parse + specialize + emit (0 on a hit)
   double toolchainSeconds = 0;    // nvrtc / host compiler (0 on a hit)
   double totalSeconds = 0;        // wall time of compile(), lookup included
@@ -62,6 +66,10 @@ struct CompiledKernel {
 struct JitOptions {
   bool useDiskCache = true;
   DiskCacheOptions cache;  // directory empty: from the environment
+  // The node's compile service (tilejitd): unset = TILEJIT_COMPILE_SERVICE (off when unset);
+  // an empty socket = TILEJIT_SERVICE_SOCKET or its default. The daemon's own JIT is kOff.
+  std::optional<service::CompileServiceMode> compileService;
+  std::string serviceSocket;
 };
 
 class JitCompiler {

@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .device && mkdir -p .device/bin
-for f in tilejit tilejit_gpu_tests tilejit_runtime_tests libtilejit_c.so tilejit_bench_jit "$@"; do
+for f in tilejit tilejit_gpu_tests tilejit_runtime_tests libtilejit_c.so tilejit_bench_jit \
+    tilejitd tilejit-client tilejit_bench_startup_loader "$@"; do
   [ -e "build/bin/$f" ] || continue
   cp "build/bin/$f" .device/bin/
   strip --strip-unneeded ".device/bin/$f"

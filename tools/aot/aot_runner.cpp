@@ -26,12 +26,6 @@ double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-absl::StatusOr<KernelSpec> specFor(const AotSpecRequest& request) {
-  if (isTemplatePath(request.templateRef))
-    return KernelSpec::fromFile(request.templateRef, request.target, request.parameters);
-  return KernelSpec::shipped(request.templateRef, request.target, request.parameters);
-}
-
 // Append-only list of finished cache keys, one per line. Each line is one write() on an
 // O_APPEND descriptor, so a killed run leaves at worst a torn last line (ignored on reading).
 class Journal {
@@ -172,7 +166,7 @@ absl::StatusOr<AotReport> runAot(const std::vector<AotSpecRequest>& requests,
     }
     for (size_t i = next++; i < requests.size(); i = next++) {
       Result& result = results[i];
-      absl::StatusOr<KernelSpec> spec = specFor(requests[i]);
+      absl::StatusOr<KernelSpec> spec = aotKernelSpec(requests[i]);
       absl::StatusOr<CompiledKernel> kernel =
           spec.ok() ? (*jit)->compile(*spec) : absl::StatusOr<CompiledKernel>(spec.status());
       if (kernel.ok()) {
@@ -285,6 +279,12 @@ std::string formatAotReport(const AotReport& report) {
   for (const AotOutcome& outcome : report.failures)
     absl::StrAppend(&text, "FAILED: ", outcome.request.describe(), ": ", outcome.reason, "\n");
   return text;
+}
+
+absl::StatusOr<KernelSpec> aotKernelSpec(const AotSpecRequest& request) {
+  if (isTemplatePath(request.templateRef))
+    return KernelSpec::fromFile(request.templateRef, request.target, request.parameters);
+  return KernelSpec::shipped(request.templateRef, request.target, request.parameters);
 }
 
 }  // namespace tilejit

@@ -64,6 +64,9 @@ bool isRejectedSpecialization(const absl::Status& status);
 absl::StatusOr<AotReport> runAot(const std::vector<AotSpecRequest>& requests,
                                  const AotOptions& options);
 
+// The kernel spec of one request: its shipped template, or the template file it names.
+absl::StatusOr<KernelSpec> aotKernelSpec(const AotSpecRequest& request);
+
 // Human-readable summary (skips and failures listed with their reasons).
 std::string formatAotReport(const AotReport& report);
 
