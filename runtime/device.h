@@ -37,6 +37,21 @@ class LoadedKernel {
 // Opaque stream handle: CUstream on NVIDIA (nullptr = default stream); ignored on the CPU.
 using Stream = void*;
 
+class Device;
+
+// Sees every launch of the device it is set on, once the arguments are checked: before the
+// backend launches it and after (also for an empty grid, which launches nothing). For tools
+// (the harness records an op's tensors around its first run): an observer may synchronise and
+// copy, which launch() itself never does.
+class LaunchObserver {
+ public:
+  virtual ~LaunchObserver() = default;
+  virtual void beforeLaunch(Device& device, const LoadedKernel& kernel,
+                            absl::Span<const KernelArg> args) = 0;
+  virtual void afterLaunch(Device& device, const LoadedKernel& kernel,
+                           absl::Span<const KernelArg> args) = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -50,6 +65,9 @@ class Device {
   // and launches on `stream`. Never allocates, synchronises or reads device memory.
   absl::Status launch(const LoadedKernel& kernel, absl::Span<const KernelArg> args,
                       Stream stream = nullptr);
+
+  // Not owned; nullptr (the default) for none.
+  void setLaunchObserver(LaunchObserver* observer) { observer_ = observer; }
 
   // Memory and timing helpers for tools, tests and benchmarks (not used by launch).
   virtual absl::StatusOr<void*> allocate(size_t bytes) = 0;
@@ -67,6 +85,12 @@ class Device {
   virtual absl::Status launchPacked(const LoadedKernel& kernel, const int64_t grid[3],
                                     const void* packedArgs, size_t packedSize,
                                     Stream stream) = 0;
+
+ private:
+  // Packs the checked arguments into the kernel ABI's block and hands it to launchPacked.
+  absl::Status launchChecked(const LoadedKernel& kernel, const int64_t grid[3],
+                             absl::Span<const KernelArg> args, Stream stream);
+  LaunchObserver* observer_ = nullptr;
 };
 
 // Factories of the CPU and CUDA backends (runtime/backends/), kept here for the callers that

@@ -257,8 +257,15 @@ absl::Status Device::launch(const LoadedKernel& kernel, absl::Span<const KernelA
                                                      ") for these shapes"));
     if (grid[axis] == 0) empty = true;
   }
-  if (empty) return absl::OkStatus();  // no program would run: nothing to launch
+  if (observer_) observer_->beforeLaunch(*this, kernel, args);
+  if (!empty) TJ_RETURN_IF_ERROR(launchChecked(kernel, grid, args, stream));  // else no program
+  if (observer_) observer_->afterLaunch(*this, kernel, args);
+  return absl::OkStatus();
+}
 
+absl::Status Device::launchChecked(const LoadedKernel& kernel, const int64_t grid[3],
+                                   absl::Span<const KernelArg> args, Stream stream) {
+  const KernelMetadata& metadata = kernel.metadata();
   alignas(16) unsigned char buffer[kMaxPackedBytes];
   size_t offset = 0;
   for (size_t i = 0; i < args.size(); ++i) {

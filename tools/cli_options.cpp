@@ -69,6 +69,10 @@ absl::StatusOr<Options> parseOptions(const std::vector<std::string>& args) {
         return absl::InvalidArgumentError(absl::StrCat("--template ", pair.first, " given twice"));
     } else if (arg == "--check") {
       TJ_ASSIGN_OR_RETURN(options.check, value());
+    } else if (arg == "--reference") {
+      TJ_ASSIGN_OR_RETURN(options.reference, value());
+      if (options.reference.empty())
+        return absl::InvalidArgumentError("--reference expects a file (.py or .cpp), got ''");
     } else if (arg == "--emit") {
       TJ_ASSIGN_OR_RETURN(options.emit, value());
     } else if (arg == "-o") {

@@ -28,6 +28,7 @@ struct Options {
   std::map<std::string, int64_t> shape;
   std::string check;                            // run: the op a template file is checked as
   std::map<std::string, std::string> templates;  // run: --template NAME=FILE
+  std::string reference;                         // run: an author's reference file
   std::string emit = "cpp";
   std::string output;
   int iterations = 20;

@@ -1,5 +1,6 @@
 #include "tools/run_targets.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -9,6 +10,26 @@
 
 namespace tilejit {
 namespace {
+
+// The template's `tj.reference` attribute, or "" where it has none (or does not parse: the run
+// reports the file's diagnostics when it compiles it).
+absl::StatusOr<std::string> declaredReference(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  mlir::MLIRContext context(mlir::MLIRContext::Threading::DISABLED);
+  auto parsed = parseTemplate(context, text.str(), path);
+  if (!parsed.ok()) return std::string();
+  absl::StatusOr<mlir::tj::TemplateOp> templ = findTemplate(**parsed);
+  if (!templ.ok()) return std::string();
+  mlir::Attribute attribute = (*templ)->getAttr("tj.reference");
+  if (!attribute) return std::string();
+  auto name = mlir::dyn_cast<mlir::StringAttr>(attribute);
+  if (!name || name.getValue().empty())
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", path, "': tj.reference must be a string naming an op or a reference file"));
+  return name.getValue().str();
+}
 
 bool isTemplateFile(const std::string& name) {
   return name.find('/') != std::string::npos ||
@@ -61,15 +82,32 @@ absl::StatusOr<std::vector<RunTarget>> resolveRunTargets(
     }
     absl::StatusOr<std::string> declared = declaredIn(name);
     if (!declared.ok()) return declared.status();
-    const OpDefinition* op = forced ? forced : opFor(*declared, ops);
+    absl::StatusOr<std::string> reference = declaredReference(name);
+    if (!reference.ok()) return reference.status();
+    const OpDefinition* byReference = reference->empty() ? nullptr : ops.find(*reference);
+    std::string referenceFile;
+    if (!reference->empty() && !byReference)
+      referenceFile = (std::filesystem::path(name).parent_path() / *reference).string();
+    const OpDefinition* op = forced ? forced : byReference ? byReference : opFor(*declared, ops);
     if (!op)
       return absl::InvalidArgumentError(absl::StrCat(
           "'", name, "' declares @", *declared, ", which no op launches: name the op to check it "
           "against with --check OP (ops: ", known, ")"));
+    // A file checked as another op's kernel (--check, tj.reference) replaces that kernel; where
+    // the op launches several, it must say which by its name.
+    if (std::find(op->kernels.begin(), op->kernels.end(), *declared) == op->kernels.end()) {
+      if (op->kernels.size() != 1)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "'", name, "' declares @", *declared, ", which op ", op->name, " does not launch (its "
+            "kernels: ", absl::StrJoin(op->kernels, ", "), "): name the template after the one "
+            "it replaces"));
+      *declared = op->kernels.front();
+    }
     RunTarget* target = targetFor(targets, op->name);
     if (target->templateOverrides.count(*declared))
       return absl::InvalidArgumentError(absl::StrCat("two files replace @", *declared, " of op ", op->name));
     target->templateOverrides[*declared] = name;
+    if (!referenceFile.empty()) target->reference = referenceFile;
   }
   if (positional.empty()) {
     if (forced) targets.push_back({forced->name, {}});

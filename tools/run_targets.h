@@ -16,10 +16,14 @@ namespace tilejit {
 struct RunTarget {
   std::string op;
   std::map<std::string, std::string> templateOverrides;  // kernel name -> template file
+  // An author's reference file a template declares (`tj.reference`), or "".
+  std::string reference;
 };
 
 // `positional`: op names, kernel names (run through their op) and template files; empty = every
-// op. Errors name the file or name that cannot be run and why.
+// op. A template may name what checks it: `tj.template @k attributes {tj.reference = "R"}`, R an
+// op name (its shipped check, as --check R) or a reference file relative to the template (as
+// --reference; both flags win over it). Errors name the file or name that cannot be run and why.
 absl::StatusOr<std::vector<RunTarget>> resolveRunTargets(
     const std::vector<std::string>& positional, const std::string& checkOp,
     const std::map<std::string, std::string>& templateFlags, const OpRegistry& ops);

@@ -27,6 +27,7 @@
 #include "tools/cli_options.h"
 #include "tools/run_targets.h"
 #include "compiler/ops/op.h"
+#include "tools/harness/author_reference.h"
 #include "tools/harness/op_reference.h"
 
 namespace tilejit {
@@ -74,6 +75,10 @@ constexpr const char* kRunUsage = R"(usage: tilejit run [OP | FILE ...] [options
   --check OP          check the FILEs as kernels of OP (where their @NAME does not say)
   --template K=FILE   replace kernel K of the ops run by FILE (repeatable), e.g. the split-K
                       decode's paged_decode_reduce
+  --reference PATH    check the op's outputs against an author's reference instead of the
+                      shipped one: a .py file defining reference(**tensors) over numpy arrays,
+                      or a .cpp/.c file defining tilejit_reference() (tools/harness/
+                      tilejit_reference.h); the op's problem, tolerance and timing are kept
   --target T          compile for T; default: the best device present (CUDA GPU, else host)
   -p NAME=VALUE       set an op parameter (repeatable; each name once)
   --shape SYM=N       set a shape symbol (repeatable), e.g. --shape num_tokens=4096
@@ -141,8 +146,11 @@ void printRow(const std::string& name, const OpCheckReport& report) {
 // The op's check; a problem too large for this host's memory is an error, not an abort.
 absl::StatusOr<OpCheckReport> runCheck(const OpReference& reference, JitCompiler& jit,
                                        Device& device, const OpDefinition& op,
-                                       const OpConfig& config, const OpCheckOptions& options) {
+                                       const OpConfig& config, const OpCheckOptions& options,
+                                       const std::string& authorReference) {
   try {
+    if (!authorReference.empty())
+      return runWithAuthorReference(authorReference, reference, jit, device, op, config, options);
     return reference.check(jit, device, op, config, options);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(
@@ -169,7 +177,7 @@ int runCommand(const Options& options) {
   }
   if (absl::Status ok = checkOptionsFor(options, "run",
                                         {"--target", "-p", "--shape", "--iterations", "--seed",
-                                         "--no-cache", "--check", "--template"});
+                                         "--no-cache", "--check", "--template", "--reference"});
       !ok.ok())
     return fail(ok);
   // The best device present, or the one that runs the target asked for.
@@ -190,7 +198,16 @@ int runCommand(const Options& options) {
   absl::StatusOr<std::vector<RunTarget>> targets =
       resolveRunTargets(options.positional, options.check, options.templates, ops);
   if (!targets.ok()) return fail(targets.status());
-  std::vector<std::pair<std::string, OpConfig>> runs;
+  if (!options.reference.empty() && targets->size() != 1)
+    return fail(absl::InvalidArgumentError(absl::StrCat(
+        "--reference ", options.reference, " checks one op; this run has ", targets->size(),
+        ": name the op or the template file")));
+  struct Run {
+    std::string op;
+    OpConfig config;
+    std::string reference;  // an author's reference file, or "" for the shipped check
+  };
+  std::vector<Run> runs;
   for (const RunTarget& run : *targets) {
     const OpReference* reference = references.find(run.op);
     if (!reference)
@@ -199,7 +216,10 @@ int runCommand(const Options& options) {
         ops.find(run.op)->schema.parse(options.assignments, reference->defaults);
     if (!config.ok()) return fail(config.status());
     config->templateOverrides = run.templateOverrides;
-    runs.emplace_back(run.op, *std::move(config));
+    runs.push_back({run.op, *std::move(config),
+                    options.reference.empty() ? run.reference : options.reference});
+    if (!runs.back().reference.empty())
+      std::printf("%s: checked against %s\n", run.op.c_str(), runs.back().reference.c_str());
     for (const auto& [kernel, file] : run.templateOverrides)
       std::printf("%s: @%s from %s\n", run.op.c_str(), kernel.c_str(), file.c_str());
   }
@@ -215,9 +235,10 @@ int runCommand(const Options& options) {
   checkOptions.shape = options.shape;
   checkOptions.iterations = options.iterations;
   checkOptions.seed = options.seed;
-  for (const auto& [name, config] : runs) {
+  for (const auto& [name, config, reference] : runs) {
     absl::StatusOr<OpCheckReport> report = runCheck(*references.find(name), **jit, *device,
-                                                    *ops.find(name), config, checkOptions);
+                                                    *ops.find(name), config, checkOptions,
+                                                    reference);
     if (!report.ok()) {
       std::printf("%-20s FAILED: %s\n", name.c_str(), std::string(report.status().message()).c_str());
       allPassed = false;

@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/backends/registry.h"
 #include "compiler/passes.h"
+#include "compiler/specialize/template_diagnostics.h"
 #include "support/status.h"
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/AsmParser/AsmParserState.h"
@@ -169,12 +170,16 @@ absl::StatusOr<OwningOpRef<ModuleOp>> parseTemplate(MLIRContext& context, std::s
   std::string diagnosticsText;
   llvm::raw_string_ostream diagnosticsStream(diagnosticsText);
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context, diagnosticsStream);
+  UndeclaredValueNamer namer(context, sourceMgr);
   OwningOpRef<ModuleOp> module(ModuleOp::create(
       FileLineColLoc::get(&context, llvm::StringRef(sourceName.data(), sourceName.size()), 1, 1)));
   AsmParserState state;
   ParserConfig config(&context, /*verifyAfterParse=*/false);
-  if (failed(parseAsmSourceFile(sourceMgr, module->getBody(), config, &state)) ||
-      failed(verify(*module)))
+  if (failed(parseAsmSourceFile(sourceMgr, module->getBody(), config, &state)))
+    return absl::InvalidArgumentError(absl::StrCat("malformed template ", std::string(sourceName),
+                                                   ":\n", describeUnclosedBrace(sourceMgr),
+                                                   diagnosticsText));
+  if (failed(verify(*module)))
     return absl::InvalidArgumentError(
         absl::StrCat("malformed template ", std::string(sourceName), ":\n", diagnosticsText));
   keepSourceNames(state);
