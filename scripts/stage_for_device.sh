@@ -6,8 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf .device && mkdir -p .device/bin
-for f in tilejit tilejit_gpu_tests tilejit_runtime_tests libtilejit_c.so tilejit_bench_jit \
-    tilejitd tilejit-client tilejit_bench_startup_loader "$@"; do
+# The default set fits the device tool's 64 MiB carry; the start-up suite's programs (each links
+# the compiler) go in a call of their own: STAGE_ONLY="libtilejit_c.so tilejit tilejitd
+# tilejit-client tilejit_bench_startup_loader" (bench/README.md, `startup`).
+default="tilejit tilejit_gpu_tests tilejit_runtime_tests libtilejit_c.so tilejit_bench_jit"
+for f in ${STAGE_ONLY:-$default} "$@"; do
   [ -e "build/bin/$f" ] || continue
   cp "build/bin/$f" .device/bin/
   strip --strip-unneeded ".device/bin/$f"
