@@ -11,24 +11,12 @@
 #include "../mla_cases.h"
 #include "runtime/backends/hip/wave_model_device.h"
 #include "tests/unit/compiler/hip_wave_model_util.h"
+#include "tests/unit/compiler/wave_model_fixture.h"
 
 namespace tilejit {
 namespace {
 
-class MlaOnWaveModel : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override {
-    auto device = createWaveModelDevice(GetParam());
-    ASSERT_TRUE(device.ok()) << device.status();
-    device_ = std::move(*device);
-    auto jit = JitCompiler::create();
-    ASSERT_TRUE(jit.ok()) << jit.status();
-    jit_ = std::move(*jit);
-  }
-  std::unique_ptr<Device> device_;
-  std::unique_ptr<JitCompiler> jit_;
-  testing::AmdRoute route_;  // the hip backend compiles for the wave model while a test runs
-};
+class MlaOnWaveModel : public testing::WaveModelOpTest {};
 
 TEST_P(MlaOnWaveModel, MatchesReference) {
   auto check = testing::checkMlaCase(
