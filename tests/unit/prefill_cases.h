@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "compiler/embedded_files.h"
+#include "tests/unit/template_mutants.h"
 
 #include "compiler/ops/extend/reference.h"
 #include "compiler/ops/prefill/reference.h"
@@ -66,35 +67,6 @@ inline ExtendProblem extendProblem(int64_t heads, std::vector<int64_t> qLens,
   p.contextLens = std::move(contextLens);
   p.window = window;
   return p;
-}
-
-using Edit = std::pair<std::string, std::string>;
-using MutantRun = std::function<absl::StatusOr<AttentionCheck>(const std::string& mutant)>;
-
-// The shipped template `name` with each edit's text replaced (it must be there exactly once)
-// fails the check `run` makes, which the shipped template (mutant "") passes.
-inline void expectMutantCaught(const std::string& name, const std::vector<Edit>& edits,
-                               const MutantRun& run) {
-  auto text = shippedTemplate(name);
-  ASSERT_TRUE(text.ok());
-  std::string mutant = *text, to;
-  for (const auto& [from, replacement] : edits) {
-    size_t at = mutant.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    ASSERT_EQ(mutant.find(from, at + 1), std::string::npos) << from;
-    mutant.replace(at, from.size(), replacement);
-    to += replacement;
-  }
-  auto dir = ::testing::TempDir() + "/" + name + "_mutants";
-  std::filesystem::create_directories(dir);
-  std::string path = dir + "/" + name + "_" + std::to_string(std::hash<std::string>()(to)) + ".mlir";
-  { std::ofstream(path) << mutant; }
-  auto good = run("");
-  ASSERT_TRUE(good.ok()) << good.status();
-  EXPECT_TRUE(good->passed) << good->detail;
-  auto bad = run(path);
-  ASSERT_TRUE(bad.ok()) << bad.status();
-  EXPECT_FALSE(bad->passed) << "the mutant (" << to << ") passed: " << bad->detail;
 }
 
 }  // namespace tilejit::testing

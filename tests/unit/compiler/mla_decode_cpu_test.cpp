@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "../mla_cases.h"
+#include "tests/unit/template_mutants.h"
 #include "compiler/embedded_files.h"
 
 namespace tilejit {
@@ -86,35 +87,17 @@ TEST_P(MlaDecodeOnCpu, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Domain, MlaDecodeOnCpu, ::testing::ValuesIn(cases()),
                          [](const auto& info) { return info.param.name; });
 
-using Edit = std::pair<std::string, std::string>;
+using testing::Edit;
 
-// The shipped mla_decode with each edit's text replaced (it must be there exactly once) fails
-// a check that the shipped template passes: by default sequences of one partition (output
-// written by the split-K kernel) and of several.
+// The shipped mla_decode with each edit's text replaced fails a check that the shipped template
+// passes: by default sequences of one partition (output written by the split-K kernel) and of
+// several.
 void expectMutantCaught(const std::vector<Edit>& edits,
                         std::vector<std::string> config = {"block_size=16", "partition_size=64",
                                                            "block_n=32", "q_rows=16"},
                         const MlaProblem& p = mlaProblem(32, {1, 40, 64, 150})) {
-  auto text = shippedTemplate("mla_decode");
-  ASSERT_TRUE(text.ok());
-  std::string mutant = *text, to;
-  for (const auto& [from, replacement] : edits) {
-    size_t at = mutant.find(from);
-    ASSERT_NE(at, std::string::npos) << from;
-    ASSERT_EQ(mutant.find(from, at + 1), std::string::npos) << from;
-    mutant.replace(at, from.size(), replacement);
-    to += replacement;
-  }
-  auto dir = ::testing::TempDir() + "/mla_mutants";
-  std::filesystem::create_directories(dir);
-  std::string path = dir + "/mla_decode_" + std::to_string(std::hash<std::string>()(to)) + ".mlir";
-  { std::ofstream(path) << mutant; }
-  auto good = runCase(config, p);
-  ASSERT_TRUE(good.ok()) << good.status();
-  EXPECT_TRUE(good->passed) << good->detail;
-  auto bad = runCase(config, p, path);
-  ASSERT_TRUE(bad.ok()) << bad.status();
-  EXPECT_FALSE(bad->passed) << "the mutant (" << to << ") passed: " << bad->detail;
+  testing::expectMutantCaught("mla_decode", edits,
+                              [&](const std::string& mutant) { return runCase(config, p, mutant); });
 }
 
 TEST(MlaDecodeCheck, CatchesALoopThatStopsOneTileEarly) {
